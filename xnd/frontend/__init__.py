@@ -1,0 +1,1 @@
+"""The user-facing surfaces (nd namespace, random, linalg, io, gluon, ...)."""

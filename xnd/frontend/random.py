@@ -1,0 +1,103 @@
+"""mx.random / mx.nd.random: the global seed and the sampling functions.
+
+The state is (seed, counter); each draw passes ``(seed, counter)`` into the
+sampling kernel, which derives its stream with ``fold_in``; seeding resets the
+counter, so a seed reproduces a run. MXNet's exact bit streams are not
+reproduced (they differ between MXNet builds too).
+"""
+import numpy as np
+
+from .. import ndarray as _nd
+from ..base import MXNetError
+from ..lowering import registry
+from ..lowering.attrs import Shape
+
+_state = {"seed": 0, "counter": 0}
+
+
+def seed(seed_state, ctx="all"):
+    """Seed the generator (every context: xnd has one stream shared by all devices)."""
+    if not isinstance(seed_state, (int, np.integer)):
+        raise ValueError(f"seed_state must be an integer, got {type(seed_state).__name__}")
+    _state["seed"] = int(seed_state) & 0xFFFFFFFF
+    _state["counter"] = 0
+
+
+def next_key():
+    _state["counter"] += 1
+    return np.array([_state["seed"], _state["counter"] & 0xFFFFFFFF], dtype=np.uint32)
+
+
+def _shape(shape):
+    return () if shape is None else Shape(shape)
+
+
+def _is_array(x):
+    return isinstance(x, _nd.NDArray)
+
+
+def _sample(scalar_op, array_op, params, names, shape, dtype, ctx, out, kwargs):
+    if kwargs:
+        raise MXNetError(f"{scalar_op}: unknown argument(s) {', '.join(sorted(kwargs))}")
+    if any(_is_array(p) for p in params):
+        if not all(_is_array(p) for p in params):
+            raise MXNetError(f"{array_op}: parameters must be all NDArrays or all scalars")
+        op = registry.get(array_op)
+        attrs = op.parse_attrs({"shape": _shape(shape), "dtype": dtype})
+        return _nd.invoke(op, list(params), attrs, out=out)
+    op = registry.get(scalar_op)
+    attrs = op.parse_attrs(dict(zip(names, params), shape=_shape(shape) or (1,),
+                                dtype=dtype or "float32"))
+    ctx = ctx or (out.context if out is not None else None)
+    return _nd.invoke(op, [], attrs, out=out, ctx=ctx)
+
+
+def uniform(low=0, high=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    return _sample("_random_uniform", "_sample_uniform", (low, high), ("low", "high"), shape, dtype,
+                   ctx, out, kwargs)
+
+
+def normal(loc=0, scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    return _sample("_random_normal", "_sample_normal", (loc, scale), ("loc", "scale"), shape, dtype,
+                   ctx, out, kwargs)
+
+
+def randn(*shape, loc=0, scale=1, dtype=None, ctx=None, out=None, **kwargs):
+    return normal(loc, scale, shape or None, dtype, ctx, out, **kwargs)
+
+
+def randint(low, high, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    op = registry.get("_random_randint")
+    attrs = op.parse_attrs({"low": low, "high": high, "shape": _shape(shape) or (1,),
+                            "dtype": dtype or "int32", **kwargs})
+    return _nd.invoke(op, [], attrs, out=out, ctx=ctx)
+
+
+def exponential(scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    return _sample("_random_exponential", "_random_exponential", (1.0 / scale,), ("lam",), shape,
+                   dtype, ctx, out, kwargs)
+
+
+def gamma(alpha=1, beta=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    return _sample("_random_gamma", "_random_gamma", (alpha, beta), ("alpha", "beta"), shape, dtype,
+                   ctx, out, kwargs)
+
+
+def poisson(lam=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    return _sample("_random_poisson", "_random_poisson", (lam,), ("lam",), shape, dtype, ctx, out,
+                   kwargs)
+
+
+def negative_binomial(k=1, p=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    return _sample("_random_negative_binomial", "_random_negative_binomial", (k, p), ("k", "p"),
+                   shape, dtype, ctx, out, kwargs)
+
+
+def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwargs):
+    op = registry.get("_sample_multinomial")
+    return _nd.invoke(op, [data], op.parse_attrs({"shape": _shape(shape), "dtype": dtype, **kwargs}),
+                      out=out)
+
+
+def shuffle(data, **kwargs):
+    return _nd.invoke(registry.get("_shuffle"), [data], {})

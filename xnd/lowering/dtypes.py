@@ -1,0 +1,64 @@
+"""MXNet's dtype table and the rules of the legacy ``nd`` API.
+
+The legacy API never promotes: both inputs of a binary op must share a dtype,
+Python scalars are cast to the array's dtype before the op, comparisons return
+the input dtype (1/0), and index-producing ops return float32.
+"""
+import numpy as np
+
+from ..base import MXNetError
+
+# name -> numpy type, in MXNet's type_flag order (the .params codes).
+DTYPES = {
+    "float32": np.float32, "float64": np.float64, "float16": np.float16,
+    "uint8": np.uint8, "int32": np.int32, "int8": np.int8, "int64": np.int64,
+    "bool": np.bool_,
+}
+_ALIASES = {"float": np.float64, "double": np.float64, "half": np.float16,
+            "int": np.int64, "bool_": np.bool_}
+
+
+def np_dtype(dtype, op="array"):
+    """Normalise a user dtype (str, numpy type, np.dtype, Python type) to a numpy type class."""
+    if dtype is None:
+        return np.float32
+    if isinstance(dtype, str):
+        t = DTYPES.get(dtype) or _ALIASES.get(dtype)
+        if t is None:
+            raise TypeError(f"{op}: unknown dtype {dtype!r}; MXNet supports {', '.join(DTYPES)}")
+        return t
+    if dtype is float:
+        return np.float64
+    if dtype is int:
+        return np.int64
+    if dtype is bool:
+        return np.bool_
+    try:
+        t = np.dtype(dtype).type
+    except TypeError:
+        raise TypeError(f"{op}: unknown dtype {dtype!r}") from None
+    if t not in _SUPPORTED:
+        raise TypeError(f"{op}: dtype {np.dtype(t).name} is not supported by MXNet; "
+                        f"use one of {', '.join(DTYPES)}")
+    return t
+
+
+_SUPPORTED = set(DTYPES.values())
+
+
+def same_dtype(op, *arrays):
+    """MXNet's type inference: every input shares the first input's dtype."""
+    d0 = arrays[0].dtype
+    for i, a in enumerate(arrays[1:], 1):
+        if a.dtype != d0:
+            raise MXNetError(
+                f"Incompatible attr in node {op} at {i}-th input: expected {d0}, got {a.dtype} "
+                f"(the legacy nd API does not promote; cast explicitly with astype)")
+    return d0
+
+
+def is_float(dtype):
+    return np.issubdtype(dtype, np.floating)
+
+
+INDEX_DTYPE = np.float32  # argmax/argsort/topk indices on float input

@@ -1,0 +1,194 @@
+"""Elementwise operators: binary (same-shape, broadcast, scalar) and unary math.
+
+MXNet rules matched here (OPERATORS.md §2-3): ``elemwise_*`` need identical
+shapes, ``broadcast_*`` broadcast NumPy-style, both inputs must share a dtype;
+a scalar operand is cast to the array's dtype first (int32 ``a * 1.5`` is
+``a * 1``); integer division truncates toward zero, ``%`` takes the divisor's
+sign; comparisons and logical ops return 1/0 in the input dtype; unary math on
+integer input computes in float and truncates back to the integer dtype.
+"""
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..base import MXNetError
+from .attrs import Float
+from .dtypes import same_dtype
+from .registry import Dynamic, register
+
+
+def _cmp(f):
+    return lambda a, b: f(a, b).astype(a.dtype)
+
+
+def _logical(f):
+    return lambda a, b: f(a != 0, b != 0).astype(a.dtype)
+
+
+# MXNet base name -> (elementwise function of two same-dtype arrays)
+BINARY = {
+    "add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "div": lax.div,
+    "mod": jnp.mod, "power": jnp.power, "maximum": jnp.maximum, "minimum": jnp.minimum,
+    "hypot": jnp.hypot,
+    "equal": _cmp(jnp.equal), "not_equal": _cmp(jnp.not_equal),
+    "greater": _cmp(jnp.greater), "greater_equal": _cmp(jnp.greater_equal),
+    "lesser": _cmp(jnp.less), "lesser_equal": _cmp(jnp.less_equal),
+    "logical_and": _logical(jnp.logical_and), "logical_or": _logical(jnp.logical_or),
+    "logical_xor": _logical(jnp.logical_xor),
+}
+_REVERSED = {"sub": "rminus", "div": "rdiv", "mod": "rmod", "power": "rpower"}
+
+# (base, same-shape op name and aliases, broadcast op name and aliases, scalar op name)
+_NAMES = {
+    "add": (("elemwise_add", "_plus", "_add", "_Plus"), ("broadcast_add", "broadcast_plus"), "_plus_scalar"),
+    "sub": (("elemwise_sub", "_minus", "_sub", "_Minus"), ("broadcast_sub", "broadcast_minus"), "_minus_scalar"),
+    "mul": (("elemwise_mul", "_mul", "_Mul"), ("broadcast_mul",), "_mul_scalar"),
+    "div": (("elemwise_div", "_div", "_Div"), ("broadcast_div",), "_div_scalar"),
+    "mod": (("_mod", "_Mod"), ("broadcast_mod",), "_mod_scalar"),
+    "power": (("_power", "_Power", "_pow"), ("broadcast_power",), "_power_scalar"),
+    "maximum": (("_maximum", "_Maximum"), ("broadcast_maximum",), "_maximum_scalar"),
+    "minimum": (("_minimum", "_Minimum"), ("broadcast_minimum",), "_minimum_scalar"),
+    "hypot": (("_hypot", "_Hypot"), ("broadcast_hypot",), "_hypot_scalar"),
+    "equal": (("_equal",), ("broadcast_equal",), "_equal_scalar"),
+    "not_equal": (("_not_equal",), ("broadcast_not_equal",), "_not_equal_scalar"),
+    "greater": (("_greater",), ("broadcast_greater",), "_greater_scalar"),
+    "greater_equal": (("_greater_equal",), ("broadcast_greater_equal",), "_greater_equal_scalar"),
+    "lesser": (("_lesser",), ("broadcast_lesser",), "_lesser_scalar"),
+    "lesser_equal": (("_lesser_equal",), ("broadcast_lesser_equal",), "_lesser_equal_scalar"),
+    "logical_and": (("_logical_and",), ("broadcast_logical_and",), "_logical_and_scalar"),
+    "logical_or": (("_logical_or",), ("broadcast_logical_or",), "_logical_or_scalar"),
+    "logical_xor": (("_logical_xor",), ("broadcast_logical_xor",), "_logical_xor_scalar"),
+}
+
+
+def broadcast_shape(op, a, b):
+    """NumPy broadcasting with MXNet's error message."""
+    try:
+        return np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        sa, sb = (",".join(map(str, s)) for s in (a.shape, b.shape))
+        raise MXNetError(f"{op}: operands could not be broadcast together with shapes [{sa}] [{sb}]") \
+            from None
+
+
+def _same_shape(name, f):
+    def op(lhs, rhs):
+        same_dtype(name, lhs, rhs)
+        if lhs.shape != rhs.shape:
+            raise MXNetError(f"{name}: shapes must be equal, got {lhs.shape} and {rhs.shape} "
+                             f"(use broadcast_{name.split('_', 1)[-1]} to broadcast)")
+        return f(lhs, rhs)
+    return op
+
+
+def _broadcast(name, f):
+    def op(lhs, rhs):
+        same_dtype(name, lhs, rhs)
+        broadcast_shape(name, lhs, rhs)
+        return f(lhs, rhs)
+    return op
+
+
+def scalar_like(a, scalar):
+    """MXNet casts a scalar operand to the array's dtype before the op."""
+    return jnp.asarray(scalar).astype(a.dtype)
+
+
+def _scalar(f, reverse=False):
+    if reverse:
+        def op(data, *, scalar: Dynamic(Float) = 1.0):
+            return f(scalar_like(data, scalar), data)
+    else:
+        def op(data, *, scalar: Dynamic(Float) = 1.0):
+            return f(data, scalar_like(data, scalar))
+    return op
+
+
+for _base, (_same, _bcast, _sc) in _NAMES.items():
+    _f = BINARY[_base]
+    register(_same[0], *_same[1:])(_same_shape(_same[0], _f))
+    register(_bcast[0], *_bcast[1:])(_broadcast(_bcast[0], _f))
+    register(_sc)(_scalar(_f))
+    if _base in _REVERSED:
+        register(f"_{_REVERSED[_base]}_scalar")(_scalar(_f, reverse=True))
+
+
+def _float_math(f):
+    """Float functions keep integer dtypes: computed in float, truncated back (exp([1]) -> [2])."""
+    def op(data):
+        if jnp.issubdtype(data.dtype, jnp.floating):
+            return f(data)
+        wide = jnp.float64 if data.dtype.itemsize >= 8 else jnp.float32
+        return f(data.astype(wide)).astype(data.dtype)
+    return op
+
+
+def _round_half_away(x):
+    return jnp.sign(x) * jnp.floor(jnp.abs(x) + 0.5)
+
+
+# name and aliases -> function; each runs on float input (integer input via _float_math)
+UNARY_FLOAT = {
+    ("sqrt",): jnp.sqrt, ("rsqrt",): lax.rsqrt, ("cbrt",): jnp.cbrt,
+    ("rcbrt",): lambda x: 1 / jnp.cbrt(x),
+    ("exp",): jnp.exp, ("expm1",): jnp.expm1, ("log",): jnp.log, ("log10",): jnp.log10,
+    ("log2",): jnp.log2, ("log1p",): jnp.log1p,
+    ("sin",): jnp.sin, ("cos",): jnp.cos, ("tan",): jnp.tan, ("arcsin",): jnp.arcsin,
+    ("arccos",): jnp.arccos, ("arctan",): jnp.arctan, ("sinh",): jnp.sinh, ("cosh",): jnp.cosh,
+    ("tanh",): jnp.tanh, ("arcsinh",): jnp.arcsinh, ("arccosh",): jnp.arccosh,
+    ("arctanh",): jnp.arctanh, ("degrees",): jnp.degrees, ("radians",): jnp.radians,
+    ("erf",): lambda x: lax.erf(x), ("erfinv",): lambda x: lax.erf_inv(x),
+    ("gamma",): lambda x: jnp.exp(lax.lgamma(x)) * jnp.where(
+        (x < 0) & (jnp.floor(x) % 2 == 1), -1, 1).astype(x.dtype),
+    ("gammaln",): lax.lgamma,
+    ("sigmoid",): lambda x: 1 / (1 + jnp.exp(-x)),
+    ("softsign",): lambda x: x / (1 + jnp.abs(x)),
+    ("reciprocal",): lambda x: 1 / x,
+}
+
+UNARY_ANY = {
+    ("abs",): jnp.abs, ("sign",): jnp.sign, ("negative",): jnp.negative,
+    ("square",): jnp.square,
+    ("round",): lambda x: _round_half_away(x) if jnp.issubdtype(x.dtype, jnp.floating) else x,
+    ("rint",): lambda x: jnp.ceil(x - 0.5) if jnp.issubdtype(x.dtype, jnp.floating) else x,
+    ("floor",): lambda x: jnp.floor(x) if jnp.issubdtype(x.dtype, jnp.floating) else x,
+    ("ceil",): lambda x: jnp.ceil(x) if jnp.issubdtype(x.dtype, jnp.floating) else x,
+    ("trunc",): lambda x: jnp.trunc(x) if jnp.issubdtype(x.dtype, jnp.floating) else x,
+    ("fix",): lambda x: jnp.trunc(x) if jnp.issubdtype(x.dtype, jnp.floating) else x,
+    ("relu",): lambda x: jnp.maximum(x, 0).astype(x.dtype),
+    ("logical_not",): lambda x: (x == 0).astype(x.dtype),
+    ("_copy", "identity"): lambda x: jnp.array(x, copy=True),
+    ("zeros_like",): jnp.zeros_like, ("ones_like",): jnp.ones_like,
+}
+
+
+def _unary(f):
+    def op(data):
+        return f(data)
+    return op
+
+
+for _names, _f in UNARY_FLOAT.items():
+    register(*_names)(_float_math(_f))
+for _names, _f in UNARY_ANY.items():
+    register(*_names)(_unary(_f))
+
+
+@register("smooth_l1")
+def smooth_l1(data, *, scalar: Float = 1.0):
+    """f(x) = 0.5 (sigma x)^2 if |x| < 1/sigma^2 else |x| - 0.5/sigma^2, sigma = ``scalar``."""
+    s2 = scalar * scalar
+    ax = jnp.abs(data)
+    return jnp.where(ax < 1.0 / s2, 0.5 * s2 * data * data, ax - 0.5 / s2).astype(data.dtype)
+
+
+@register("add_n", "ElementWiseSum", "_sum")
+def add_n(*args):
+    """Sum of any number of same-shape, same-dtype arrays."""
+    same_dtype("add_n", *args)
+    out = args[0]
+    for a in args[1:]:
+        if a.shape != out.shape:
+            raise MXNetError(f"add_n: shapes must be equal, got {out.shape} and {a.shape}")
+        out = out + a
+    return out

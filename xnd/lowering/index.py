@@ -1,0 +1,75 @@
+"""Index-driven ops: take, pick, one_hot, gather_nd, scatter_nd.
+
+Float indices are truncated toward zero (MXNet casts them); ``mode='clip'``
+clamps out-of-range indices, ``'wrap'`` wraps them, ``'raise'`` raises.
+"""
+import jax.numpy as jnp
+import numpy as np
+
+from ..base import MXNetError
+from .attrs import Bool, Dtype, Float, Int, Shape, choice
+from .registry import register
+
+Mode = choice("clip", "wrap", "raise")
+
+
+def _int_index(idx):
+    return idx.astype(jnp.int64) if not jnp.issubdtype(idx.dtype, jnp.integer) else idx
+
+
+def _fit(idx, n, mode, op):
+    if mode == "wrap":
+        return jnp.mod(idx, n)
+    if mode == "raise":
+        try:
+            bad = np.asarray((idx < 0) | (idx >= n)).any()  # concrete only when eager
+        except Exception:
+            bad = False
+        if bad:
+            raise MXNetError(f"{op}: index out of range for axis of size {n} (mode='raise')")
+    return jnp.clip(idx, 0, n - 1)
+
+
+@register("take")
+def take(a, indices, *, axis: Int = 0, mode: Mode = "clip"):
+    """Output shape: a.shape with ``axis`` replaced by indices.shape."""
+    axis = axis % a.ndim
+    idx = _fit(_int_index(indices), a.shape[axis], mode, "take")
+    return jnp.take(a, idx, axis=axis)
+
+
+@register("batch_take")
+def batch_take(a, indices):
+    idx = jnp.clip(_int_index(indices), 0, a.shape[1] - 1)
+    return jnp.take_along_axis(a, idx[:, None], axis=1)[:, 0]
+
+
+@register("pick")
+def pick(data, index, *, axis: Int = -1, keepdims: Bool = False, mode: choice("clip", "wrap") = "clip"):
+    axis = axis % data.ndim
+    idx = _fit(_int_index(index), data.shape[axis], mode, "pick")
+    out = jnp.take_along_axis(data, jnp.expand_dims(idx, axis), axis=axis)
+    return out if keepdims else jnp.squeeze(out, axis)
+
+
+@register("one_hot")
+def one_hot(indices, *, depth: Int, on_value: Float = 1.0, off_value: Float = 0.0,
+            dtype: Dtype = "float32"):
+    """Out-of-range indices give an all-``off_value`` row."""
+    idx = _int_index(indices)
+    hit = idx[..., None] == jnp.arange(depth)
+    return jnp.where(hit, on_value, off_value).astype(dtype)
+
+
+@register("gather_nd")
+def gather_nd(data, indices):
+    """indices (M, ...): row i holds coordinates on axis i of data."""
+    idx = _int_index(indices)
+    return data[tuple(idx[i] for i in range(idx.shape[0]))]
+
+
+@register("scatter_nd")
+def scatter_nd(data, indices, *, shape: Shape):
+    idx = _int_index(indices)
+    out = jnp.zeros(shape, data.dtype)
+    return out.at[tuple(idx[i] for i in range(idx.shape[0]))].set(data)

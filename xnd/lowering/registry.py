@@ -1,0 +1,149 @@
+"""The operator registry: every MXNet operator, once, as a pure JAX function.
+
+An operator is a Python function over JAX arrays. Its signature *is* its
+declaration: positional parameters are the MXNet inputs (``*data`` for
+variadic ones), keyword-only parameters are the MXNet attributes with their
+MXNet defaults, annotated with a parser from ``attrs`` (so symbol-JSON
+strings parse too). Two keyword names are special and filled by the
+dispatcher: ``key`` (a fresh PRNG key, for random ops) and ``is_train`` (the
+autograd training flag, for Dropout/BatchNorm).
+
+Eager calls go through ``Op.kernel``: a ``jax.jit`` of the function with the
+static attributes closed over, cached per frozen attribute tuple. Attributes
+annotated ``Dynamic(...)`` (scalars of ``_plus_scalar`` & co.) are passed as
+jit arguments instead, so a changing scalar does not recompile.
+"""
+import inspect
+
+import jax
+
+from ..base import MXNetError
+from .attrs import REQUIRED, Param, parse_value
+
+_OPS = {}
+
+
+class Dynamic:
+    """Marks an attribute that is passed to the kernel at run time (a scalar)."""
+
+    def __init__(self, parse):
+        self.parse = parse
+        self.__name__ = f"Dynamic({parse.__name__})"
+
+    def __call__(self, v):
+        return self.parse(v)
+
+
+class Op:
+    __slots__ = ("name", "aliases", "fn", "inputs", "variadic", "params", "static", "dynamic",
+                 "rng", "train", "num_visible", "aux", "_kernels", "default_key", "doc",
+                 "__weakref__")
+
+    def __init__(self, name, fn, aliases=(), num_visible=None, aux=()):
+        self.name, self.fn, self.aliases = name, fn, tuple(aliases)
+        self.inputs, self.params, self.variadic = [], {}, False
+        self.rng = self.train = False
+        for p in inspect.signature(fn).parameters.values():
+            if p.kind is p.VAR_POSITIONAL:
+                self.variadic = True
+                self.inputs.append(p.name)
+            elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                self.inputs.append(p.name)
+            elif p.name == "key":
+                self.rng = True
+            elif p.name == "is_train":
+                self.train = True
+            elif p.kind is p.KEYWORD_ONLY:
+                parse = p.annotation if p.annotation is not p.empty else (lambda v: v)
+                default = REQUIRED if p.default is p.empty else p.default
+                self.params[p.name] = Param(p.name, parse, default)
+        self.inputs = tuple(self.inputs)
+        self.static = tuple(n for n, p in self.params.items() if not isinstance(p.parse, Dynamic))
+        self.dynamic = tuple(n for n, p in self.params.items() if isinstance(p.parse, Dynamic))
+        if self.train:  # filled by the dispatcher from autograd's training flag
+            self.static += ("is_train",)
+        if self.rng:  # filled by the dispatcher with (seed, counter) of xnd's random state
+            self.dynamic += ("key",)
+        self.num_visible = num_visible  # None: every output is visible
+        self.aux = tuple(aux)  # input names that are auxiliary states (BatchNorm moving stats)
+        self._kernels = {}
+        self.doc = inspect.getdoc(fn) or ""
+        self.default_key = None
+        if all(p.default is not REQUIRED for p in self.params.values()) and not self.train:
+            self.default_key = tuple(self.params[n].default for n in self.static)
+
+    def __repr__(self):
+        return f"<Op {self.name}>"
+
+    def parse_attrs(self, kwargs):
+        """MXNet attributes (Python values or strings) -> {name: parsed value}, defaults filled."""
+        params = self.params
+        for k in kwargs:
+            if k not in params:
+                raise MXNetError(f"Operator {self.name} got an unknown argument {k!r}; "
+                                 f"its arguments are {', '.join(params) or '(none)'}")
+        attrs = {}
+        for n, p in params.items():
+            v = kwargs.get(n)
+            if v is not None:  # MXNet treats None as "not given"
+                attrs[n] = parse_value(self.name, p, v)
+            elif p.default is REQUIRED:
+                raise MXNetError(f"Operator {self.name}: required parameter {n!r} is missing")
+            else:
+                attrs[n] = p.default
+        return attrs
+
+    def static_key(self, attrs):
+        return tuple(attrs[n] for n in self.static)
+
+    def kernel(self, key, donate=None):
+        """The jitted function for one frozen attribute tuple; inputs then dynamic attrs."""
+        k = key if donate is None else (key, donate)
+        f = self._kernels.get(k)
+        if f is None:
+            f = self._kernels[k] = self._make_kernel(key, donate)
+        return f
+
+    def _make_kernel(self, key, donate):
+        static = dict(zip(self.static, key))
+        fn, dyn, n_dyn = self.fn, self.dynamic, len(self.dynamic)
+        if n_dyn:
+            def kern(*args):
+                return fn(*args[:-n_dyn], **static, **dict(zip(dyn, args[-n_dyn:])))
+        else:
+            def kern(*args):
+                return fn(*args, **static)
+        kern.__name__ = self.name
+        if donate is None:
+            return jax.jit(kern)
+        if donate == "old":  # out= target that the op does not read: donate it, keep it alive
+            return jax.jit(lambda old, *args: kern(*args), donate_argnums=0, keep_unused=True)
+        return jax.jit(kern, donate_argnums=donate)
+
+
+def register(name, *aliases, num_visible=None, aux=()):
+    """Decorator: register ``fn`` as MXNet operator ``name`` (and its aliases)."""
+    def deco(fn):
+        op = Op(name, fn, aliases, num_visible, aux)
+        for n in (name, *aliases):
+            if n in _OPS:
+                raise ValueError(f"operator {n} registered twice")
+            _OPS[n] = op
+        return fn
+    return deco
+
+
+def get(name):
+    try:
+        return _OPS[name]
+    except KeyError:
+        raise MXNetError(f"Operator {name} is not registered") from None
+
+
+def exists(name):
+    return name in _OPS
+
+
+def all_ops():
+    """{name or alias: Op}."""
+    return dict(_OPS)

@@ -1,0 +1,323 @@
+"""Shape manipulation: Reshape (MXNet's special codes), transpose, broadcast,
+concat/stack/split, slicing, tiling.
+"""
+import math
+
+import jax.numpy as jnp
+from jax import lax
+
+from ..base import MXNetError
+from .attrs import Bool, Dtype, Int, IntOrShape, OptShape, Shape, optional
+from .dtypes import same_dtype
+from .registry import register
+
+
+def infer_reshape(op, src, codes, reverse=False):
+    """MXNet's Reshape codes: 0 copy, -1 infer, -2 copy rest, -3 merge two, -4 split one."""
+    src, codes = tuple(src), list(codes)
+    if reverse:
+        src, codes = src[::-1], codes[::-1]
+    out, i, j = [], 0, 0
+    while j < len(codes):
+        c = codes[j]
+        if c == 0:
+            out.append(src[i]); i += 1
+        elif c == -1:
+            out.append(-1); i += 1
+        elif c == -2:
+            out.extend(src[i:]); i = len(src)
+        elif c == -3:
+            out.append(src[i] * src[i + 1]); i += 2
+        elif c == -4:
+            a, b = codes[j + 1], codes[j + 2]
+            if reverse:
+                a, b = b, a
+            d = src[i]
+            if a == -1:
+                a = d // b
+            if b == -1:
+                b = d // a
+            if a * b != d:
+                raise MXNetError(f"{op}: cannot split dimension {d} into ({a}, {b})")
+            out.extend((b, a) if reverse else (a, b)); i += 1; j += 2
+        elif c > 0:
+            out.append(c); i += 1
+        else:
+            raise MXNetError(f"{op}: invalid shape code {c}")
+        j += 1
+    if reverse:
+        out = out[::-1]
+    size = math.prod(src)
+    if out.count(-1) > 1:
+        raise MXNetError(f"{op}: more than one -1 in shape {tuple(codes)}")
+    if -1 in out:
+        rest = math.prod(d for d in out if d != -1)
+        if rest == 0 or size % rest:
+            raise MXNetError(f"{op}: cannot reshape array of size {size} into shape {tuple(codes)}")
+        out[out.index(-1)] = size // rest
+    if math.prod(out) != size:
+        raise MXNetError(f"{op}: cannot reshape array of size {size} into shape {tuple(out)}")
+    return tuple(out)
+
+
+@register("Reshape", "reshape")
+def reshape(data, *, shape: Shape = (), reverse: Bool = False):
+    return data.reshape(infer_reshape("Reshape", data.shape, shape, reverse))
+
+
+@register("reshape_like")
+def reshape_like(lhs, rhs):
+    if lhs.size != rhs.size:
+        raise MXNetError(f"reshape_like: cannot reshape {lhs.shape} like {rhs.shape}")
+    return lhs.reshape(rhs.shape)
+
+
+@register("Flatten", "flatten")
+def flatten(data):
+    """(N, d1, d2, ...) -> (N, d1*d2*...); a 1-D (N,) becomes (N, 1)."""
+    return data.reshape((data.shape[0] if data.ndim else 1, -1))
+
+
+def _axis(op, axis, ndim):
+    if not -ndim <= axis < ndim:
+        raise MXNetError(f"{op}: axis {axis} is out of bounds for an array of {ndim} dimension(s)")
+    return axis % ndim
+
+
+@register("expand_dims")
+def expand_dims(data, *, axis: Int):
+    return jnp.expand_dims(data, _axis("expand_dims", axis, data.ndim + 1))
+
+
+@register("squeeze")
+def squeeze(data, *, axis: IntOrShape = None):
+    """Never 0-d: squeezing everything out of (1, 1) gives (1,)."""
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(data.shape) if d == 1)
+    else:
+        axes = tuple(_axis("squeeze", a, data.ndim) for a in ((axis,) if isinstance(axis, int) else axis))
+        for a in axes:
+            if data.shape[a] != 1:
+                raise MXNetError(f"squeeze: cannot select an axis to squeeze out which has size "
+                                 f"{data.shape[a]} not equal to one (axis {a}, shape {data.shape})")
+    out = jnp.squeeze(data, axes)
+    return out.reshape((1,)) if out.ndim == 0 else out
+
+
+@register("transpose")
+def transpose(data, *, axes: Shape = ()):
+    return jnp.transpose(data, axes or None)
+
+
+@register("SwapAxis", "swapaxes")
+def swapaxes(data, *, dim1: Int = 0, dim2: Int = 0):
+    return jnp.swapaxes(data, dim1, dim2)
+
+
+@register("broadcast_to")
+def broadcast_to(data, *, shape: Shape = ()):
+    """A 0 in ``shape`` keeps the input dimension."""
+    if len(shape) != data.ndim:
+        raise MXNetError(f"broadcast_to: shape {shape} must have {data.ndim} dimensions like the input "
+                         f"{data.shape}")
+    target = tuple(s if t == 0 else t for s, t in zip(data.shape, shape))
+    for s, t in zip(data.shape, target):
+        if s != t and s != 1:
+            raise MXNetError(f"broadcast_to: cannot broadcast {data.shape} to {target}")
+    return jnp.broadcast_to(data, target)
+
+
+@register("broadcast_axis", "broadcast_axes")
+def broadcast_axis(data, *, axis: Shape = (), size: Shape = ()):
+    target = list(data.shape)
+    for a, s in zip(axis, size):
+        a = _axis("broadcast_axis", a, data.ndim)
+        if data.shape[a] != 1:
+            raise MXNetError(f"broadcast_axis: axis {a} has size {data.shape[a]}, expected 1")
+        target[a] = s
+    return jnp.broadcast_to(data, tuple(target))
+
+
+@register("broadcast_like")
+def broadcast_like(lhs, rhs, *, lhs_axes: optional(Shape) = None, rhs_axes: optional(Shape) = None):
+    if lhs_axes is None:
+        return broadcast_to(lhs, shape=rhs.shape)
+    target = list(lhs.shape)
+    for la, ra in zip(lhs_axes, rhs_axes):
+        target[la] = rhs.shape[ra]
+    return jnp.broadcast_to(lhs, tuple(target))
+
+
+@register("tile")
+def tile(data, *, reps: Shape):
+    return jnp.tile(data, reps)
+
+
+@register("repeat")
+def repeat(data, *, repeats: Int, axis: optional(Int) = None):
+    return jnp.repeat(data, repeats, axis=axis)
+
+
+@register("reverse", "flip")
+def flip(data, *, axis: IntOrShape):
+    return jnp.flip(data, axis)
+
+
+@register("clip")
+def clip(data, *, a_min: float, a_max: float):
+    lo, hi = jnp.asarray(a_min).astype(data.dtype), jnp.asarray(a_max).astype(data.dtype)
+    return jnp.minimum(jnp.maximum(data, lo), hi)
+
+
+@register("Concat", "concat")
+def concat(*data, dim: Int = 1, num_args: Int = None):
+    same_dtype("Concat", *data)
+    return jnp.concatenate(data, axis=dim)
+
+
+@register("stack")
+def stack(*data, axis: Int = 0, num_args: Int = None):
+    same_dtype("stack", *data)
+    return jnp.stack(data, axis=axis)
+
+
+@register("SliceChannel", "split")
+def split(data, *, num_outputs: Int, axis: Int = 1, squeeze_axis: Bool = False):
+    axis = _axis("split", axis, data.ndim)
+    if data.shape[axis] % num_outputs:
+        raise MXNetError(f"split: axis {axis} of shape {data.shape} is not divisible by "
+                         f"num_outputs={num_outputs}")
+    parts = jnp.split(data, num_outputs, axis=axis)
+    if squeeze_axis:
+        parts = [jnp.squeeze(p, axis) for p in parts]
+    return tuple(parts)
+
+
+def _slices(op, shape, begin, end, step):
+    step = step or ()
+    out = []
+    for i, n in enumerate(shape):
+        b = begin[i] if i < len(begin) else None
+        e = end[i] if i < len(end) else None
+        s = step[i] if i < len(step) and step[i] is not None else 1
+        if s == 0:
+            raise MXNetError(f"{op}: slice step cannot be 0")
+        out.append(slice(b, e, s))
+    return tuple(out)
+
+
+@register("slice", "crop", "_slice")
+def slice_(data, *, begin: OptShape, end: OptShape, step: OptShape = ()):
+    if len(begin) > data.ndim or len(end) != len(begin):
+        raise MXNetError(f"slice: begin {begin} and end {end} must have the same length <= ndim of "
+                         f"{data.shape}")
+    return data[_slices("slice", data.shape, begin, end, step)]
+
+
+@register("slice_axis")
+def slice_axis(data, *, axis: Int, begin: Int, end: optional(Int) = None):
+    axis = _axis("slice_axis", axis, data.ndim)
+    key = [slice(None)] * data.ndim
+    key[axis] = slice(begin, end)
+    return data[tuple(key)]
+
+
+@register("slice_like")
+def slice_like(data, shape_like, *, axes: Shape = ()):
+    axes = axes or tuple(range(min(data.ndim, shape_like.ndim)))
+    key = [slice(None)] * data.ndim
+    for a in axes:
+        a = a % data.ndim
+        key[a] = slice(0, shape_like.shape[a])
+    return data[tuple(key)]
+
+
+@register("Cast", "cast")
+def cast(data, *, dtype: Dtype):
+    """Float -> int truncates toward zero; out-of-range values wrap like C casts."""
+    return _cast(data, dtype)
+
+
+def _cast(x, dtype):
+    dt = jnp.dtype(dtype)
+    if jnp.issubdtype(x.dtype, jnp.floating) and jnp.issubdtype(dt, jnp.integer):
+        wide = jnp.trunc(x).astype(jnp.int64)  # wrap modulo 2^bits, as x86 conversions do
+        return wide.astype(dt)
+    return x.astype(dt)
+
+
+@register("shape_array")
+def shape_array(data):
+    return jnp.asarray(data.shape, jnp.int64)
+
+
+@register("size_array")
+def size_array(data):
+    return jnp.asarray([data.size], jnp.int64)
+
+
+@register("diag")
+def diag(data, *, k: Int = 0, axis1: Int = 0, axis2: Int = 1):
+    if data.ndim == 1:
+        return jnp.diag(data, k)
+    return jnp.diagonal(data, k, axis1, axis2)
+
+
+@register("where")
+def where(condition, x, y):
+    """Same-shape condition, or a 1-D condition of length N selecting whole rows."""
+    same_dtype("where", x, y)
+    if condition.shape != x.shape:
+        if condition.ndim == 1 and condition.shape[0] == x.shape[0]:
+            condition = condition.reshape((-1,) + (1,) * (x.ndim - 1))
+        else:
+            raise MXNetError(f"where: condition shape {condition.shape} must equal {x.shape} or be "
+                             f"({x.shape[0]},)")
+    return jnp.where(condition != 0, x, y)
+
+
+@register("_contrib_arange_like", "arange_like")
+def arange_like(data, *, start: float = 0.0, step: float = 1.0, repeat: Int = 1,
+                axis: optional(Int) = None):
+    n = data.size if axis is None else data.shape[axis]
+    r = start + step * jnp.floor(jnp.arange(n) / repeat)
+    r = r.astype(data.dtype)
+    return r.reshape(data.shape) if axis is None else r
+
+
+@register("_zeros", "zeros")
+def zeros(*, shape: Shape = (), dtype: Dtype = "float32"):
+    return jnp.zeros(shape, dtype)
+
+
+@register("_ones", "ones")
+def ones(*, shape: Shape = (), dtype: Dtype = "float32"):
+    return jnp.ones(shape, dtype)
+
+
+@register("_full", "full")
+def full(*, shape: Shape = (), value: float = 0.0, dtype: Dtype = "float32"):
+    return _cast(jnp.full(shape, value, jnp.float64), dtype)
+
+
+@register("_arange", "arange")
+def arange(*, start: float = 0.0, stop: optional(float) = None, step: float = 1.0, repeat: Int = 1,
+           infer_range: Bool = False, dtype: Dtype = "float32"):
+    """Computed in float64 then cast: arange(0, 1, 0.3) -> [0, 0.3, 0.6, 0.90000004] in float32."""
+    if stop is None:
+        start, stop = 0.0, start
+    n = max(0, math.ceil((stop - start) / step))
+    r = start + step * jnp.arange(n, dtype=jnp.float64)
+    if repeat > 1:
+        r = jnp.repeat(r, repeat)
+    return _cast(r, dtype)
+
+
+@register("_eye", "eye")
+def eye(*, N: Int, M: Int = 0, k: Int = 0, dtype: Dtype = "float32"):
+    return jnp.eye(N, M or N, k, dtype=dtype)
+
+
+@register("_linspace", "linspace")
+def linspace(*, start: float, stop: float, num: Int, endpoint: Bool = True, dtype: Dtype = "float32"):
+    return jnp.linspace(start, stop, num, endpoint=endpoint, dtype=jnp.float64).astype(dtype)

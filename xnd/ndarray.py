@@ -1,0 +1,753 @@
+"""The NDArray: a mutable MXNet handle over an immutable ``jax.Array``.
+
+In-place writes (``+=``, ``x[:] = v``, ``out=``) rebind the handle's buffer,
+so ``id(x)`` and every Python reference stay valid. Views (contiguous basic
+indexing, ``reshape``, ``detach``) are handles onto a root array plus a flat
+offset and a shape: MXNet's views are always one contiguous block of the
+row-major buffer, so (root, offset, shape) describes every one of them, and a
+view of a view is again one. Reads recompute the block when the root's buffer
+changed; writes update the root.
+
+Every operator goes through ``invoke``: registry op, frozen attributes, the
+cached jitted kernel, then (when recording) the autograd hook in ``STATE``.
+"""
+import collections
+import math
+import numbers
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import lowering
+from .base import MXNetError
+from .context import Context, current_context
+from .lowering import registry
+from .lowering.dtypes import np_dtype
+
+jax.config.update("jax_enable_x64", True)  # MXNet has real float64/int64 arrays
+
+
+class _State:
+    """Autograd's flags and hooks; xnd.autograd fills them in (the core never imports it)."""
+    recording = False
+    training = False
+    record = None      # record(op, attrs, inputs, outputs) while recording
+    on_write = None    # on_write(ndarray) before an in-place write while recording
+
+
+STATE = _State()
+_RECENT = collections.deque(maxlen=16)  # newest results, for nd.waitall()
+_new = object.__new__
+
+
+def _wrap(data, ctx):
+    x = _new(NDArray)
+    x._data, x._ctx, x._base, x._grad, x._ag, x._shared = data, ctx, None, None, None, False
+    return x
+
+
+_SCALARS = (numbers.Number, np.bool_)
+
+
+class NDArray:
+    """MXNet's n-dimensional array (mx.nd.NDArray)."""
+
+    __slots__ = ("_data", "_ctx", "_base", "_offset", "_shape", "_src", "_grad", "_grad_req",
+                 "_ag", "_shared", "__weakref__")
+    __array_priority__ = 1000.0  # numpy defers `np_array + nd_array` to us (we raise TypeError)
+
+    # ---- buffer access ---------------------------------------------------------------
+    def _val(self):
+        """The current jax.Array of this handle (a view re-reads its root when it changed)."""
+        b = self._base
+        if b is None:
+            return self._data
+        src = b._data
+        if self._src is not src:
+            size = math.prod(self._shape)
+            kern = _VIEW_READ.kernel((self._shape, size))
+            self._data = kern(src, np.int64(self._offset))
+            self._src = src
+        return self._data
+
+    def _set_val(self, value):
+        """Replace the whole content with ``value`` (same shape and dtype)."""
+        b = self._base
+        if b is None:
+            self._data = value
+            return
+        kern = _VIEW_WRITE.kernel((self._shape,))
+        b._data = kern(b._data, value, np.int64(self._offset))
+        b._shared = False
+
+    def _view(self, offset, shape):
+        root = self if self._base is None else self._base
+        base_off = 0 if self._base is None else self._offset
+        v = _new(NDArray)
+        v._data, v._ctx, v._base, v._grad, v._ag, v._shared = None, self._ctx, root, None, None, False
+        v._offset, v._shape, v._src = base_off + offset, tuple(shape), None
+        return v
+
+    # ---- properties ----------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._shape if self._base is not None else tuple(self._data.shape)
+
+    @property
+    def size(self):
+        return math.prod(self.shape)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def dtype(self):
+        """A numpy type class (``numpy.float32``), as MXNet reports it."""
+        b = self._base
+        return (self._data if b is None else b._data).dtype.type
+
+    @property
+    def context(self):
+        return self._ctx
+
+    ctx = context
+
+    @property
+    def stype(self):
+        return "default"
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @property
+    def handle(self):
+        return self
+
+    @property
+    def writable(self):
+        return True
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def __hash__(self):
+        return id(self) // 16
+
+    # ---- conversion and printing ------------------------------------------------------
+    def asnumpy(self):
+        """A fresh, writable numpy copy (blocks until the value is computed)."""
+        return np.array(self._val())
+
+    def asscalar(self):
+        if self.size != 1:
+            raise ValueError("The current array is not a scalar")
+        return self.asnumpy()[(0,) * self.ndim] if self.ndim == 1 else self.asnumpy()
+
+    def __float__(self):  # extension: MXNet 1.9.1 raises TypeError
+        if self.size != 1:
+            raise TypeError(f"only size-1 arrays can be converted to Python scalars, got {self.shape}")
+        return float(self.asnumpy().reshape(()))
+
+    def __int__(self):  # extension, as __float__
+        if self.size != 1:
+            raise TypeError(f"only size-1 arrays can be converted to Python scalars, got {self.shape}")
+        return int(self.asnumpy().reshape(()))
+
+    def __index__(self):
+        if self.size != 1 or not np.issubdtype(self.dtype, np.integer):
+            raise TypeError("only integer size-1 arrays can be used as an index")
+        return int(self)
+
+    def __array__(self, dtype=None, copy=None):  # extension: np.array(x) gives numbers, not objects
+        a = self.asnumpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __repr__(self):
+        shape = "x".join(str(d) for d in self.shape)
+        return f"\n{self.asnumpy()}\n<{type(self).__name__} {shape} @{self._ctx}>"
+
+    __str__ = __repr__
+
+    def __bool__(self):
+        n = self.size
+        if n == 0:
+            return False
+        if n == 1:
+            return bool(self.asnumpy().reshape(()))
+        raise ValueError("The truth value of an NDArray with multiple elements is ambiguous.")
+
+    __nonzero__ = __bool__
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __iter__(self):
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __getstate__(self):
+        from . import serialization
+        return {"handle": bytearray(serialization.record_bytes(self.asnumpy()))}
+
+    def __setstate__(self, state):
+        from . import serialization
+        arr = serialization.parse_record(bytes(state["handle"]))
+        ctx = current_context()
+        self._data = jax.device_put(arr, ctx.jax_device())
+        self._ctx, self._base, self._grad, self._ag, self._shared = ctx, None, None, None, False
+
+    # ---- synchronisation ------------------------------------------------------------
+    def wait_to_read(self):
+        self._val().block_until_ready()
+
+    wait_to_write = wait_to_read
+
+    # ---- copies, dtypes, contexts --------------------------------------------------------
+    def copy(self):
+        return self.copyto(self._ctx)
+
+    def copyto(self, other):
+        """Copy into a new array on a context, or into an existing array (shapes must match)."""
+        if isinstance(other, Context):
+            data = jax.device_put(self._val(), other.jax_device())
+            if other is self._ctx or data is self._val():
+                data = jnp.array(data, copy=True)
+            return _wrap(data, other)
+        if not isinstance(other, NDArray):
+            raise TypeError(f"copyto does not support type {type(other).__name__}")
+        if other.shape != self.shape:
+            raise MXNetError(f"copyto: shape mismatch, source {self.shape} vs target {other.shape}")
+        src = self._val()
+        if src.dtype != other._val().dtype:
+            src = src.astype(other.dtype)
+        other._write(jax.device_put(src, other._ctx.jax_device()))
+        self._shared = other._shared = True
+        return other
+
+    def as_in_context(self, context):
+        if context == self._ctx:
+            return self
+        return self.copyto(context)
+
+    as_in_ctx = as_in_context
+
+    def astype(self, dtype, copy=True):
+        dt = np_dtype(dtype, "astype")
+        if not copy and dt == self.dtype:
+            return self
+        return invoke(_OP_CAST, [self], {"dtype": np.dtype(dt).name})
+
+    def tostype(self, stype):
+        if stype != "default":
+            raise MXNetError(f"tostype: sparse storage type {stype!r} is not supported by xnd")
+        return self
+
+    def detach(self):
+        """A view sharing memory, cut from the autograd graph."""
+        return self._view(0, self.shape)
+
+    def attach_grad(self, grad_req="write", stype=None):
+        from . import autograd  # noqa: F401  (installs the recording hooks)
+        self._grad = _wrap(jnp.zeros(self.shape, self.dtype), self._ctx) if grad_req != "null" else None
+        self._grad_req = grad_req
+        self._ag = None
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        from . import autograd
+        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+
+    # ---- shape methods that are views in MXNet -------------------------------------------
+    def reshape(self, *shape, **kwargs):
+        """MXNet reshape codes (0, -1, -2, -3, -4, reverse=True); returns a view."""
+        reverse = kwargs.pop("reverse", False)
+        if "shape" in kwargs:
+            shape = kwargs.pop("shape")
+        elif len(shape) == 1 and not isinstance(shape[0], numbers.Integral):
+            shape = shape[0]
+        if kwargs:
+            raise TypeError(f"reshape() got unexpected keyword arguments {sorted(kwargs)}")
+        if STATE.recording:
+            return invoke(_OP_RESHAPE, [self], {"shape": tuple(shape), "reverse": bool(reverse)})
+        from .lowering.shape import infer_reshape
+        return self._view(0, infer_reshape("Reshape", self.shape, tuple(shape), reverse))
+
+    # ---- indexing --------------------------------------------------------------------
+    def __getitem__(self, key):
+        plan = _index_plan(self.shape, key, self._ctx)
+        if plan[0] == "view" and not STATE.recording:
+            return self._view(plan[1], plan[2])
+        frozen, arrays = plan[-2], plan[-1]
+        return invoke(_OP_GETITEM, [self, *arrays], {"key": frozen})
+
+    def __setitem__(self, key, value):
+        shape, dtype = self.shape, self.dtype
+        plan = _index_plan(shape, key, self._ctx)
+        if STATE.recording and STATE.on_write is not None:
+            STATE.on_write(self)
+        if isinstance(value, NDArray):
+            _check_ctx("_setitem", self, value)
+            val = value._val()
+        else:
+            val = jnp.asarray(np.asarray(value).astype(dtype), device=self._ctx.jax_device())
+        if plan[0] == "view" and not STATE.recording:
+            target = plan[2]
+            if not _broadcastable(val.shape, target):
+                raise MXNetError(f"__setitem__: cannot broadcast value of shape {val.shape} to the "
+                                 f"indexed shape {target} of an array of shape {shape}")
+            if val.dtype != dtype:
+                val = val.astype(dtype)
+            if target == shape and self._base is None:
+                if val.shape == shape and isinstance(value, NDArray):
+                    value._shared = True  # both handles now hold one buffer: never donate it
+                    self._data, self._shared = val, True
+                else:
+                    self._data, self._shared = jnp.broadcast_to(val.reshape(
+                        val.shape[-len(shape):] if val.ndim > len(shape) else val.shape), shape), False
+                    if self._data is val:
+                        self._shared = True
+                self._ag = None
+                return
+            self._view(plan[1], target)._set_val(val)
+            self._ag = None
+            return
+        value_nd = value if isinstance(value, NDArray) else _wrap(val, self._ctx)
+        res = invoke(_OP_SETITEM, [self, value_nd, *plan[-1]], {"key": plan[-2]})
+        self._take(res)
+
+    def _take(self, res):
+        """Become ``res`` (an op result of my shape/dtype): the in-place write primitive."""
+        self._set_val(res._val())
+        self._ag = res._ag
+
+    def _write(self, value):
+        self._set_val(value)
+        self._ag = None
+
+    # ---- operators -------------------------------------------------------------------
+    def __add__(self, other):
+        return _binary(self, other, _OP_BADD, _OP_PLUS_S)
+
+    def __radd__(self, other):
+        return _binary(self, other, None, _OP_PLUS_S)
+
+    def __sub__(self, other):
+        return _binary(self, other, _OP_BSUB, _OP_MINUS_S)
+
+    def __rsub__(self, other):
+        return _binary(self, other, None, _OP_RMINUS_S)
+
+    def __mul__(self, other):
+        return _binary(self, other, _OP_BMUL, _OP_MUL_S)
+
+    def __rmul__(self, other):
+        return _binary(self, other, None, _OP_MUL_S)
+
+    def __truediv__(self, other):
+        return _binary(self, other, _OP_BDIV, _OP_DIV_S)
+
+    def __rtruediv__(self, other):
+        return _binary(self, other, None, _OP_RDIV_S)
+
+    __div__, __rdiv__ = __truediv__, __rtruediv__
+
+    def __floordiv__(self, other):  # extension: MXNet 1.9.1 has no //
+        q = self / other
+        return q if not np.issubdtype(self.dtype, np.floating) else q.floor()
+
+    def __mod__(self, other):
+        return _binary(self, other, _OP_BMOD, _OP_MOD_S)
+
+    def __rmod__(self, other):
+        return _binary(self, other, None, _OP_RMOD_S)
+
+    def __pow__(self, other):
+        return _binary(self, other, _OP_BPOW, _OP_POW_S)
+
+    def __rpow__(self, other):
+        return _binary(self, other, None, _OP_RPOW_S)
+
+    def __matmul__(self, other):  # extension: MXNet 1.9.1 has no @
+        return invoke(_OP_DOT, [self, other], {"transpose_a": False, "transpose_b": False})
+
+    def __neg__(self):
+        return invoke(_OP_MUL_S, [self], {"scalar": -1.0})
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return invoke(registry.get("abs"), [self], {})
+
+    def __eq__(self, other):
+        if other is None:
+            raise TypeError("NDArray does not support comparison with None")
+        return _binary(self, other, _OP_BEQ, _OP_EQ_S)
+
+    def __ne__(self, other):
+        if other is None:
+            raise TypeError("NDArray does not support comparison with None")
+        return _binary(self, other, _OP_BNE, _OP_NE_S)
+
+    def __gt__(self, other):
+        return _binary(self, other, _OP_BGT, _OP_GT_S)
+
+    def __ge__(self, other):
+        return _binary(self, other, _OP_BGE, _OP_GE_S)
+
+    def __lt__(self, other):
+        return _binary(self, other, _OP_BLT, _OP_LT_S)
+
+    def __le__(self, other):
+        return _binary(self, other, _OP_BLE, _OP_LE_S)
+
+    def __iadd__(self, other):
+        return _inplace(self, other, _OP_BADD, _OP_PLUS_S)
+
+    def __isub__(self, other):
+        return _inplace(self, other, _OP_BSUB, _OP_MINUS_S)
+
+    def __imul__(self, other):
+        return _inplace(self, other, _OP_BMUL, _OP_MUL_S)
+
+    def __itruediv__(self, other):
+        return _inplace(self, other, _OP_BDIV, _OP_DIV_S)
+
+    def __imod__(self, other):
+        return _inplace(self, other, _OP_BMOD, _OP_MOD_S)
+
+    __idiv__ = __itruediv__
+
+
+# ---- dispatch ---------------------------------------------------------------------------
+def _check_ctx(opname, first, other):
+    if first._ctx is not other._ctx and first._ctx.kind != other._ctx.kind:
+        raise MXNetError(f"Operator {opname} require all inputs live on the same context. But the "
+                         f"first argument is on {first._ctx} while another argument is on {other._ctx}")
+
+
+def _describe(inputs):
+    return ", ".join(f"{tuple(x.shape)} {np.dtype(x.dtype).name}" for x in inputs)
+
+
+def invoke(op, inputs, attrs, out=None, ctx=None):
+    """Run registry ``op`` eagerly on NDArray ``inputs`` with parsed ``attrs``.
+
+    Returns an NDArray, or a list when the op has several visible outputs.
+    """
+    if inputs:
+        first = inputs[0]
+        ctx = first._ctx
+        for x in inputs:
+            if x is not None and x._ctx is not ctx:
+                _check_ctx(op.name, first, x)
+        vals = [None if x is None else x._val() for x in inputs]
+    else:
+        ctx = ctx or current_context()
+        vals = []
+    if op.train:
+        attrs["is_train"] = STATE.training
+    key = op.static_key(attrs)
+    dyn = [attrs[n] for n in op.dynamic[:len(op.dynamic) - op.rng]]
+    if op.rng:
+        from .frontend import random as _random
+        dyn.append(_random.next_key())
+    donate = None
+    if out is not None and not STATE.recording and out._base is None and not out._shared:
+        donate = _donation(out, inputs)
+    try:
+        if vals:
+            if donate is None:
+                res = op.kernel(key)(*vals, *dyn)
+            elif donate == "old":
+                res = op.kernel(key, "old")(out._data, *vals, *dyn)
+            else:
+                res = op.kernel(key, donate)(*vals, *dyn)
+        else:
+            with jax.default_device(ctx.jax_device()):
+                res = op.kernel(key)(*dyn)
+    except MXNetError:
+        raise
+    except (TypeError, ValueError, IndexError) as e:
+        raise MXNetError(f"Operator {op.name} failed on inputs [{_describe(inputs)}] with "
+                         f"attributes {attrs}: {e}") from None
+    if type(res) is tuple or type(res) is list:
+        outs = [_wrap(r, ctx) for r in res]
+        _RECENT.append(res[0])
+    else:
+        outs = [_wrap(res, ctx)]
+        _RECENT.append(res)
+    if STATE.recording and STATE.record is not None:
+        STATE.record(op, attrs, inputs, outs)
+    nvis = op.num_visible
+    if nvis is not None:
+        outs = outs[:nvis(attrs) if callable(nvis) else nvis]
+    if out is not None:
+        return _write_out(op, out, outs)
+    return outs[0] if len(outs) == 1 else outs
+
+
+def _donation(out, inputs):
+    for i, x in enumerate(inputs):
+        if x is out:
+            return (i,)
+    return "old"
+
+
+def _write_out(op, out, outs):
+    targets = out if isinstance(out, (list, tuple)) else [out]
+    for t, r in zip(targets, outs):
+        if not isinstance(t, NDArray):
+            raise TypeError(f"{op.name}: out must be an NDArray, got {type(t).__name__}")
+        if t.shape != r.shape:
+            raise MXNetError(f"{op.name}: out has shape {t.shape} but the result has shape {r.shape}")
+        rv = r._val()
+        if rv.dtype != t.dtype:
+            rv = rv.astype(t.dtype)
+        if STATE.recording and STATE.on_write is not None:
+            STATE.on_write(t)
+        t._set_val(rv)
+        t._ag = r._ag
+        if t._base is None:
+            t._shared = False
+    return out
+
+
+def _binary(self, other, bop, sop):
+    if isinstance(other, NDArray):
+        if bop is None:  # reflected op with an NDArray on the left never reaches here
+            return NotImplemented
+        return invoke(bop, [self, other], {})
+    if isinstance(other, _SCALARS):
+        return invoke(sop, [self], {"scalar": other})
+    if isinstance(other, np.ndarray):
+        raise TypeError(f"type {type(other).__name__} not supported: NDArray and numpy.ndarray cannot "
+                        f"be mixed; convert with nd.array(...) or .asnumpy()")
+    return NotImplemented
+
+
+def _inplace(self, other, bop, sop):
+    res = _binary(self, other, bop, sop)
+    if res is NotImplemented:
+        return res
+    if res.shape != self.shape:
+        raise MXNetError(f"{bop.name}: in-place result shape {res.shape} differs from the target "
+                         f"shape {self.shape} (the left side cannot grow)")
+    if STATE.recording and STATE.on_write is not None:
+        STATE.on_write(self)
+    self._take(res)
+    return self
+
+
+def _broadcastable(src, dst):
+    if len(src) > len(dst):
+        return math.prod(src) == math.prod(dst) and all(d == 1 for d in src[:len(src) - len(dst)])
+    return all(s in (1, d) for s, d in zip(src[::-1], dst[::-1]))
+
+
+# ---- index planning ---------------------------------------------------------------------
+def _index_plan(shape, key, ctx):
+    """('view', offset, shape, frozen, arrays) for a contiguous basic key, else ('copy', frozen, arrays).
+
+    MXNet's rule: basic indexing (ints, step-1 slices, ...) that selects one
+    contiguous block of the row-major buffer is a view; anything else copies.
+    """
+    if not isinstance(key, tuple):
+        key = (key,)
+    arrays, frozen, basic = [], [], True
+    for k in key:
+        if isinstance(k, NDArray):
+            frozen.append(("a", len(arrays))); arrays.append(k); basic = False
+        elif isinstance(k, (list, np.ndarray)) and not isinstance(k, str):
+            arr = np.asarray(k)
+            if arr.dtype == object:
+                raise IndexError(f"unsupported index {k!r}")
+            if arr.dtype == np.bool_:
+                arr = arr.astype(np.int64)
+            frozen.append(("a", len(arrays)))
+            arrays.append(_wrap(jnp.asarray(arr, device=ctx.jax_device()), ctx))
+            basic = False
+        elif isinstance(k, slice):
+            frozen.append(("s", _int_or_none(k.start), _int_or_none(k.stop), _int_or_none(k.step)))
+        elif k is Ellipsis:
+            frozen.append("...")
+        elif k is None:
+            frozen.append(None)
+        elif isinstance(k, (numbers.Integral, np.integer)):
+            frozen.append(int(k))
+        else:
+            raise IndexError(f"NDArray does not support index of type {type(k).__name__}")
+    frozen = tuple(frozen)
+    if basic:
+        return _basic_plan(shape, frozen) + (frozen, arrays)
+    return ("copy", frozen, arrays)
+
+
+def _int_or_none(v):
+    if v is None:
+        return None
+    if isinstance(v, NDArray):
+        v = int(v)
+    return int(v.__index__())
+
+
+def _basic_plan(shape, frozen):
+    """Bounds-check a basic key; return ('view', offset, shape) or ('copy',)."""
+    n_real = sum(1 for k in frozen if k is not None and k != "...")
+    if n_real > len(shape):
+        raise IndexError(f"too many indices for an array of shape {shape}: {n_real} given")
+    expanded = []
+    for k in frozen:
+        if k == "...":
+            expanded.extend([("s", None, None, None)] * (len(shape) - n_real))
+        else:
+            expanded.append(k)
+    dims = [k for k in expanded if k is not None]
+    dims += [("s", None, None, None)] * (len(shape) - len(dims))
+    out, starts, sizes, contiguous, seen_partial = [], [], [], True, False
+    for n, k in zip(shape, dims):
+        if isinstance(k, int):
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for axis of size {n}")
+            starts.append(k % n); sizes.append(1)
+            if seen_partial:
+                contiguous = False
+        else:
+            start, stop, step = slice(*k[1:]).indices(n)
+            length = len(range(start, stop, step))
+            out.append(length)
+            starts.append(start); sizes.append(length)
+            full = step == 1 and start == 0 and length == n
+            if seen_partial and not full:
+                contiguous = False
+            if step != 1 and length > 1:
+                contiguous = False
+            if not full:
+                seen_partial = True
+    if not contiguous or 0 in sizes:
+        return ("copy",)
+    offset, stride = 0, 1
+    for n, s in zip(reversed(shape), reversed(starts)):
+        offset += s * stride
+        stride *= n
+    # new axes (None) insert 1s at their place among the kept dims
+    result, it = [], iter(out)
+    for k in expanded:
+        if k is None:
+            result.append(1)
+        elif not isinstance(k, int):
+            result.append(next(it))
+    result.extend(it)
+    return ("view", offset, tuple(result) or (1,))
+
+
+_OP_CAST = registry.get("Cast")
+_OP_RESHAPE = registry.get("Reshape")
+_OP_GETITEM = registry.get("_getitem")
+_OP_SETITEM = registry.get("_setitem")
+_VIEW_READ = registry.get("_view_read")
+_VIEW_WRITE = registry.get("_view_write")
+_OP_DOT = registry.get("dot")
+(_OP_BADD, _OP_BSUB, _OP_BMUL, _OP_BDIV, _OP_BMOD, _OP_BPOW, _OP_BEQ, _OP_BNE, _OP_BGT, _OP_BGE,
+ _OP_BLT, _OP_BLE) = (registry.get("broadcast_" + n) for n in (
+    "add", "sub", "mul", "div", "mod", "power", "equal", "not_equal", "greater", "greater_equal",
+    "lesser", "lesser_equal"))
+(_OP_PLUS_S, _OP_MINUS_S, _OP_RMINUS_S, _OP_MUL_S, _OP_DIV_S, _OP_RDIV_S, _OP_MOD_S, _OP_RMOD_S,
+ _OP_POW_S, _OP_RPOW_S, _OP_EQ_S, _OP_NE_S, _OP_GT_S, _OP_GE_S, _OP_LT_S, _OP_LE_S) = (
+    registry.get(f"_{n}_scalar") for n in (
+        "plus", "minus", "rminus", "mul", "div", "rdiv", "mod", "rmod", "power", "rpower", "equal",
+        "not_equal", "greater", "greater_equal", "lesser", "lesser_equal"))
+assert lowering  # registration side effects
+
+
+# ---- MXNet-style op functions (nd.<name> and the fluent methods) ----------------------
+def bind(op, args, kwargs):
+    """Split an MXNet-style call into (inputs, attribute kwargs)."""
+    n_in = len(op.inputs)
+    if op.variadic:
+        k = 0
+        while k < len(args) and isinstance(args[k], NDArray):
+            k += 1
+        if k == 1 and isinstance(args[0], (list, tuple)):
+            k = 0
+        inputs, rest = list(args[:k]), args[k:]
+        if not inputs and args and isinstance(args[0], (list, tuple)):
+            inputs, rest = list(args[0]), args[1:]
+        if op.inputs[-1] in kwargs:
+            inputs += list(kwargs.pop(op.inputs[-1]))
+        if "num_args" in op.params:
+            kwargs.setdefault("num_args", len(inputs))
+    else:
+        inputs = list(args[:n_in])
+        rest = args[n_in:]
+        for i in range(len(inputs)):
+            if not isinstance(inputs[i], NDArray) and inputs[i] is not None:
+                raise TypeError(f"{op.name}: input {op.inputs[i]!r} must be an NDArray, got "
+                                f"{type(inputs[i]).__name__}")
+        inputs += [None] * (n_in - len(inputs))
+        for i, nm in enumerate(op.inputs):
+            if nm in kwargs:
+                if inputs[i] is not None:
+                    raise TypeError(f"{op.name}: got multiple values for input {nm!r}")
+                inputs[i] = kwargs.pop(nm)
+        while inputs and inputs[-1] is None:
+            inputs.pop()
+    names = list(op.params)
+    if len(rest) > len(names):
+        raise TypeError(f"{op.name}: too many positional arguments ({len(args)})")
+    for nm, v in zip(names, rest):
+        if nm in kwargs:
+            raise TypeError(f"{op.name}: got multiple values for argument {nm!r}")
+        kwargs[nm] = v
+    return inputs, kwargs
+
+
+def op_function(op, pyname=None):
+    def fn(*args, out=None, name=None, **kwargs):
+        inputs, kw = bind(op, args, kwargs)
+        for x in inputs:
+            if x is not None and not isinstance(x, NDArray):
+                raise TypeError(f"{op.name}: inputs must be NDArrays, got {type(x).__name__}")
+        return invoke(op, inputs, op.parse_attrs(kw), out=out)
+    fn.__name__ = pyname or op.name
+    fn.__qualname__ = fn.__name__
+    fn.__doc__ = op.doc or f"MXNet operator {op.name}."
+    return fn
+
+
+def check_kwargs(opname, kwargs):
+    if kwargs:
+        raise MXNetError(f"{opname} got unknown argument(s) {', '.join(sorted(kwargs))}")
+
+
+_FLUENT = (
+    "zeros_like ones_like broadcast_to broadcast_like broadcast_axes repeat swapaxes split slice "
+    "slice_axis slice_like take one_hot pick sort topk argsort argmax argmax_channel argmin clip abs "
+    "sign flatten shape_array size_array expand_dims tile transpose flip diag sum nansum prod nanprod "
+    "mean max min norm round rint fix floor ceil trunc sin cos tan arcsin arccos arctan degrees "
+    "radians sinh cosh tanh arcsinh arccosh arctanh exp expm1 log log10 log2 log1p sqrt rsqrt cbrt "
+    "rcbrt square reciprocal relu sigmoid softmax log_softmax softmin squeeze reshape_like").split()
+
+
+def _fluent(op, name):
+    f = op_function(op, name)
+
+    def method(self, *args, **kwargs):
+        return f(self, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = f.__doc__
+    return method
+
+
+for _name in _FLUENT:
+    setattr(NDArray, _name, _fluent(registry.get(_name), _name))
+
+
+def waitall():
+    """Block until every pending computation has finished."""
+    for r in list(_RECENT):
+        r.block_until_ready()
+    _RECENT.clear()
