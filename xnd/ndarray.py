@@ -14,6 +14,7 @@ cached jitted kernel, then (when recording) the autograd hook in ``STATE``.
 import collections
 import math
 import numbers
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -26,6 +27,9 @@ from .lowering import registry
 from .lowering.dtypes import np_dtype
 
 jax.config.update("jax_enable_x64", True)  # MXNet has real float64/int64 arrays
+# an out= buffer is donated on a guess that the result fits it; when it does not, XLA just
+# allocates, which is the right outcome and not worth a warning to the user
+warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
 
 
 class _State:
@@ -281,7 +285,7 @@ class NDArray:
         if plan[0] == "view" and not STATE.recording:
             return self._view(plan[1], plan[2])
         frozen, arrays = plan[-2], plan[-1]
-        return invoke(_OP_GETITEM, [self, *arrays], {"key": frozen})
+        return invoke(_OP_GETITEM, [self, *arrays], {"index": frozen})
 
     def __setitem__(self, key, value):
         shape, dtype = self.shape, self.dtype
@@ -315,7 +319,7 @@ class NDArray:
             self._ag = None
             return
         value_nd = value if isinstance(value, NDArray) else _wrap(val, self._ctx)
-        res = invoke(_OP_SETITEM, [self, value_nd, *plan[-1]], {"key": plan[-2]})
+        res = invoke(_OP_SETITEM, [self, value_nd, *plan[-1]], {"index": plan[-2]})
         self._take(res)
 
     def _take(self, res):
@@ -371,7 +375,7 @@ class NDArray:
         return _binary(self, other, None, _OP_RPOW_S)
 
     def __matmul__(self, other):  # extension: MXNet 1.9.1 has no @
-        return invoke(_OP_DOT, [self, other], {"transpose_a": False, "transpose_b": False})
+        return invoke(_OP_DOT, [self, other], _OP_DOT.parse_attrs({}))
 
     def __neg__(self):
         return invoke(_OP_MUL_S, [self], {"scalar": -1.0})
@@ -430,7 +434,7 @@ def _check_ctx(opname, first, other):
 
 
 def _describe(inputs):
-    return ", ".join(f"{tuple(x.shape)} {np.dtype(x.dtype).name}" for x in inputs)
+    return ", ".join(f"{tuple(x.shape)} {np.dtype(x.dtype).name}" for x in inputs if x is not None)
 
 
 def invoke(op, inputs, attrs, out=None, ctx=None):
@@ -450,22 +454,24 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         vals = []
     if op.train:
         attrs["is_train"] = STATE.training
-    key = op.static_key(attrs)
-    dyn = [attrs[n] for n in op.dynamic[:len(op.dynamic) - op.rng]]
     if op.rng:
         from .frontend import random as _random
-        dyn.append(_random.next_key())
-    donate = None
-    if out is not None and not STATE.recording and out._base is None and not out._shared:
-        donate = _donation(out, inputs)
+        attrs["key"] = _random.next_key()
+    static, dynamic = op.static, op.dynamic
+    key = tuple([attrs[n] for n in static]) if static else ()
+    dyn = [attrs[n] for n in dynamic] if dynamic else ()
     try:
-        if vals:
+        if out is not None and not STATE.recording and out._base is None and not out._shared:
+            donate = _donation(out, inputs)
             if donate is None:
                 res = op.kernel(key)(*vals, *dyn)
             elif donate == "old":
                 res = op.kernel(key, "old")(out._data, *vals, *dyn)
             else:
                 res = op.kernel(key, donate)(*vals, *dyn)
+        elif vals:
+            kern = op._kernels.get(key)
+            res = (kern or op.kernel(key))(*vals, *dyn)
         else:
             with jax.default_device(ctx.jax_device()):
                 res = op.kernel(key)(*dyn)
@@ -491,10 +497,12 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
 
 
 def _donation(out, inputs):
-    for i, x in enumerate(inputs):
-        if x is out:
-            return (i,)
-    return "old"
+    """Which buffer an ``out=`` write may donate: out's own position among the inputs, else
+    its old buffer (unread, kept alive by keep_unused so XLA can reuse it)."""
+    hits = [i for i, x in enumerate(inputs) if x is not None and x._data is out._data]
+    if len(hits) > 1 or (hits and inputs[hits[0]] is not out):
+        return None
+    return (hits[0],) if hits else "old"
 
 
 def _write_out(op, out, outs):
@@ -517,11 +525,32 @@ def _write_out(op, out, outs):
 
 
 def _binary(self, other, bop, sop):
+    """NDArray operators. The common case (plain arrays, not recording, kernel compiled)
+    skips ``invoke`` and calls the cached kernel directly: this path sets eager speed."""
     if isinstance(other, NDArray):
         if bop is None:  # reflected op with an NDArray on the left never reaches here
             return NotImplemented
+        if (self._base is None and other._base is None and self._ctx is other._ctx
+                and not STATE.recording):
+            kern = bop._kernels.get(())
+            if kern is not None:
+                try:
+                    res = kern(self._data, other._data)
+                except Exception:  # re-run through invoke for MXNet's error message
+                    return invoke(bop, [self, other], {})
+                _RECENT.append(res)
+                return _wrap(res, self._ctx)
         return invoke(bop, [self, other], {})
     if isinstance(other, _SCALARS):
+        if self._base is None and not STATE.recording:
+            kern = sop._kernels.get((), None)
+            if kern is not None:
+                try:
+                    res = kern(self._data, other)
+                except Exception:
+                    return invoke(sop, [self], {"scalar": other})
+                _RECENT.append(res)
+                return _wrap(res, self._ctx)
         return invoke(sop, [self], {"scalar": other})
     if isinstance(other, np.ndarray):
         raise TypeError(f"type {type(other).__name__} not supported: NDArray and numpy.ndarray cannot "
@@ -706,7 +735,17 @@ def bind(op, args, kwargs):
 
 
 def op_function(op, pyname=None):
+    """``nd.<name>``: MXNet's generated-function calling convention over ``invoke``."""
+    n_in = len(op.inputs)
+    defaults = op.parse_attrs({}) if op.default_key is not None else None
+
     def fn(*args, out=None, name=None, **kwargs):
+        if defaults is not None and not kwargs and len(args) == n_in and not op.variadic:
+            for x in args:  # fast path: inputs only, default attributes
+                if not isinstance(x, NDArray):
+                    break
+            else:
+                return invoke(op, list(args), dict(defaults), out=out)
         inputs, kw = bind(op, args, kwargs)
         for x in inputs:
             if x is not None and not isinstance(x, NDArray):
@@ -749,5 +788,6 @@ for _name in _FLUENT:
 def waitall():
     """Block until every pending computation has finished."""
     for r in list(_RECENT):
-        r.block_until_ready()
+        if not r.is_deleted():  # a donated buffer has been consumed by a later op
+            r.block_until_ready()
     _RECENT.clear()

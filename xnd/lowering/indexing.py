@@ -27,16 +27,16 @@ def thaw(key, arrays):
 
 
 @register("_getitem")
-def getitem(data, *indices, key=()):
+def getitem(data, *indices, index=()):
     """Basic or advanced NumPy indexing; a 0-d result becomes shape (1,) as in MXNet."""
-    out = data[thaw(key, indices)]
+    out = data[thaw(index, indices)]
     return out.reshape((1,)) if out.ndim == 0 else out
 
 
 @register("_setitem")
-def setitem(data, value, *indices, key=()):
+def setitem(data, value, *indices, index=()):
     """``data`` with ``data[key] = value`` (value cast to data's dtype, broadcast)."""
-    k = thaw(key, indices)
+    k = thaw(index, indices)
     v = value.astype(data.dtype)
     target = data[k].shape
     if v.shape != target and v.size == jnp.zeros(target).size and v.ndim != len(target):

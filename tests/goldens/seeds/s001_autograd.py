@@ -1,5 +1,6 @@
 # Seed 001 ("Mxnet: Basic knowledge and a simple example"): autograd.
 # (The article's x.grad with a head gradient shows 12. where MXNet gives 1.2.)
+# golden: needs xnd.autograd
 import mxnet.ndarray as nd
 import mxnet.autograd as ag
 

@@ -2,6 +2,7 @@
 # through Python control flow.  `a` is random, so this prints only facts that
 # hold for every `a`: f is linear in a, c == k * a, and a.grad == k, where k is
 # a power of two (or 100 times one).
+# golden: needs xnd.autograd
 import mxnet as mx
 import mxnet.ndarray as nd
 import mxnet.autograd as ag

@@ -1,5 +1,6 @@
 # Seed 003 ("MXNet 深度学习高能干货"): moving arrays to gpu(0); mixing contexts
-# is an error.  Needs a GPU.
+# is an error.
+# golden: needs gpu
 # golden: by hand -- the reference MXNet 1.9.1 is a CPU build, so the expected
 # output is written by hand from the article (which shows the same values).
 import mxnet as mx
