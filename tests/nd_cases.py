@@ -2154,6 +2154,23 @@ def case_op_nd_mul_numpy_error(mx, nd, np):
     return nd.array([1, 2]) * np.array([1.0, 2.0])
 
 
+def case_op_numpy_plus_nd_error(mx, nd, np):
+    return np.array([1.0, 2.0]) + nd.array([1, 2])
+
+
+def case_op_nd_plus_numpy_0d_error(mx, nd, np):
+    return nd.array([1, 2]) + np.array(2.0)
+
+
+def case_op_np_scalar_lhs(mx, nd, np):
+    # NumPy scalars on the left must defer to NDArray (result is an NDArray)
+    return [np.float32(2) + nd.array([1, 2]), np.float64(2) * nd.array([1, 2])]
+
+
+def case_op_add_none_error(mx, nd, np):
+    return nd.array([1, 2]) + None
+
+
 def case_op_eq_none_error(mx, nd, np):
     return nd.array([1, 2]) == None  # noqa: E711
 

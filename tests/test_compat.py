@@ -174,10 +174,14 @@ def test_unknown_module():
     res = _run_code("""
         import xnd.compat
         xnd.compat.alias_mxnet()
-        for name in ['mxnet.bogus', 'mxnet.nd.bogus', 'mxnet.lowering', 'mxnet.gluon.bogus.deeper']:
+        for name, missing in [('mxnet.bogus', 'mxnet.bogus'), ('mxnet.nd.bogus', 'mxnet.nd.bogus'),
+                              ('mxnet.ndarray.sparse', 'mxnet.ndarray.sparse'),
+                              ('mxnet.lowering', 'mxnet.lowering'),
+                              ('mxnet.bogus.deeper', 'mxnet.bogus')]:
             try:
                 __import__(name)
             except ModuleNotFoundError as e:
+                name = missing
                 assert e.name == name, (e.name, name)
                 assert repr(name) in str(e) and 'xnd does not provide' in str(e), str(e)
                 print(e)
@@ -227,9 +231,10 @@ def test_pth_bootstrap_is_lazy():
     """The .pth line imports neither xnd nor jax; the first `import mxnet` does."""
     line = _pth_line()
     assert line.startswith("import ") and "\n" not in line
-    _run_code(line + "\n" + textwrap.dedent("""
+    _run_code(line + "\n" + line + "\n" + textwrap.dedent("""
         import sys
         assert 'xnd' not in sys.modules and 'jax' not in sys.modules, sorted(sys.modules)
+        assert [type(f).__name__ for f in sys.meta_path].count('XndMxnetBootstrap') == 1
         import mxnet as mx
         from mxnet import nd
         import mxnet.ndarray as nd2

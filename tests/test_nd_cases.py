@@ -7,7 +7,8 @@ needs only xnd.  Rules:
 * arrays: same class (NDArray vs numpy.ndarray), dtype name, shape; values
   bit-exact for integer/bool dtypes and for cases whose name starts with one
   of ``nd_cases.EXACT_PREFIXES``, otherwise ``assert_allclose(rtol=1e-6,
-  atol=1e-7)`` (float16: 1e-3) with NaN positions equal;
+  atol=1e-7)`` (float16: 1e-3; a few documented ``TOLERANCES``) with NaN
+  positions equal;
 * str: identical text;  scalars: same type name and value;
   lists/tuples: same container type, length, and element-wise;
 * errors: xnd must raise too.  MXNet's ``MXNetError`` must be matched by
@@ -106,6 +107,15 @@ EXTENSIONS = {
 }
 
 
+# Per-case (rtol, atol) overrides, only where MXNet's own kernel is less
+# accurate than float32 rounding, so a correct result cannot meet 1e-6.
+TOLERANCES = {
+    # MXNet CPU log_softmax gives log(1/3) = -1.09861 (float32 exact:
+    # -1.0986123), a 2e-6 relative error.
+    "case_log_softmax_default": (1e-5, 1e-6),
+}
+
+
 # ---------------------------------------------------------------------------
 # encoding of xnd results (mirrors tests/make_goldens.py, values inline)
 # ---------------------------------------------------------------------------
@@ -170,7 +180,7 @@ def _describe(spec):
 # comparison
 # ---------------------------------------------------------------------------
 
-def _compare_arrays(exp, got, where, exact):
+def _compare_arrays(exp, got, where, exact, tol=None):
     assert got["cls"] == exp["cls"], "%s: class %s, expected %s" % (
         where, got["cls"], exp["cls"])
     assert got["dtype"] == exp["dtype"], "%s: dtype %s, expected %s" % (
@@ -184,8 +194,12 @@ def _compare_arrays(exp, got, where, exact):
     if exact or ev.dtype.kind not in "fc":
         np.testing.assert_array_equal(gv, ev, err_msg=msg)
     else:
-        tol = 1e-3 if ev.dtype == np.float16 else 1e-6
-        atol = 1e-3 if ev.dtype == np.float16 else 1e-7
+        if tol is not None:
+            tol, atol = tol
+        elif ev.dtype == np.float16:
+            tol, atol = 1e-3, 1e-3
+        else:
+            tol, atol = 1e-6, 1e-7
         np.testing.assert_allclose(gv.astype(np.float64), ev.astype(np.float64),
                                    rtol=tol, atol=atol, equal_nan=True,
                                    err_msg=msg)
@@ -205,12 +219,12 @@ def _compare_scalars(exp, got, where):
         assert gv == ev, "%s: value %r, expected %r" % (where, gv, ev)
 
 
-def _compare(exp, got, where, exact):
+def _compare(exp, got, where, exact, tol=None):
     assert got["kind"] == exp["kind"], "%s: got %s, expected %s" % (
         where, _describe(got), _describe(exp))
     k = exp["kind"]
     if k == "array":
-        _compare_arrays(exp, got, where, exact)
+        _compare_arrays(exp, got, where, exact, tol)
     elif k == "str":
         assert got["text"] == exp["text"], "%s: text differs\n got: %r\nwant: %r" % (
             where, got["text"], exp["text"])
@@ -222,7 +236,7 @@ def _compare(exp, got, where, exact):
         assert len(got["items"]) == len(exp["items"]), "%s: %d items, expected %d" % (
             where, len(got["items"]), len(exp["items"]))
         for i, (e, g) in enumerate(zip(exp["items"], got["items"])):
-            _compare(e, g, "%s[%d]" % (where, i), exact)
+            _compare(e, g, "%s[%d]" % (where, i), exact, tol)
     else:  # pragma: no cover
         raise AssertionError("unknown golden kind %r" % k)
 
@@ -296,4 +310,4 @@ def test_nd_case(name):
     if err is not None:
         raise AssertionError("%s: expected %s but xnd raised %s: %s"
                              % (name, _describe(exp), type(err).__name__, err)) from err
-    _compare(exp, got, name, exact)
+    _compare(exp, got, name, exact, TOLERANCES.get(name))

@@ -1,7 +1,7 @@
 """xnd: the Apache MXNet 1.x Python API on JAX/XLA. ``import xnd as mx``."""
 from . import base, context
 from .base import MXNetError
-from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
+from .context import Context, cpu, cpu_pinned, current_context, default_context, gpu, num_gpus
 from .frontend import nd, random
 from .frontend.nd import NDArray
 

@@ -35,17 +35,18 @@ def run_script(path, args=()):
         return 2
     alias_mxnet()
     sys.argv = [path, *args]
-    sys.path[0] = os.path.dirname(os.path.realpath(path))
+    if not sys.flags.safe_path:  # as python does: the script's directory comes first
+        sys.path[0:1] = [os.path.dirname(os.path.realpath(path))]
     try:
         runpy.run_path(path, run_name="__main__")
     except (SystemExit, KeyboardInterrupt):
         raise
     except BaseException as e:
         tb = e.__traceback__
-        ours = {os.path.abspath(__file__), os.path.abspath(runpy.__file__)}
-        while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) in ours:
-            tb = tb.tb_next
-        sys.excepthook(type(e), e, tb)
+        while tb is not None and (tb.tb_frame.f_code.co_filename == __file__
+                                  or tb.tb_frame.f_globals.get("__name__") == "runpy"):
+            tb = tb.tb_next  # start at the script's frame, as `python script.py` does
+        sys.excepthook(type(e), e.with_traceback(tb), tb)
         return 1
     return 0
 
@@ -69,7 +70,8 @@ def info():
         except md.PackageNotFoundError:
             return "unknown"
 
-    print("xnd", version("xnd", mx))
+    xnd_version = getattr(mx, "xnd_version", None) or version("xnd")
+    print("xnd", xnd_version, f"(MXNet API {getattr(mx, '__version__', '?')})")
     print("jax", version("jax", jax))
     print("jaxlib", version("jaxlib"))
     print("numpy", version("numpy", numpy))

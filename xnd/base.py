@@ -1,7 +1,7 @@
 """MXNetError and the small helpers every layer shares."""
 
 
-class MXNetError(Exception):
+class MXNetError(RuntimeError):
     """The error MXNet raises from its engine and operators (mxnet.base.MXNetError)."""
 
 

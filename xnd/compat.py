@@ -36,6 +36,9 @@ MXNET_MODULES = {
     "mxnet.random": "xnd.frontend.random",
     "mxnet.ndarray.random": "xnd.frontend.random",
     "mxnet.ndarray.linalg": "xnd.frontend.linalg",
+    "mxnet.nd.ndarray": "xnd.ndarray",
+    "mxnet.nd.random": "xnd.frontend.random",
+    "mxnet.nd.linalg": "xnd.frontend.linalg",
     "mxnet.context": "xnd.context",
     "mxnet.base": "xnd.base",
     "mxnet.autograd": "xnd.autograd",
@@ -65,7 +68,8 @@ _INTERNAL = frozenset({"frontend", "lowering", "compat", "examples", "__main__"}
 # The line of the installed ``xnd-mxnet.pth``.  site.py runs it at every start:
 # it must stay cheap (no xnd, no jax) and must not fail when xnd is gone.
 PTH_LINE = (
-    "import sys; sys.meta_path.append(type('XndMxnetBootstrap', (), {'find_spec': "
+    "import sys; any(type(f).__name__ == 'XndMxnetBootstrap' for f in sys.meta_path) "
+    "or sys.meta_path.append(type('XndMxnetBootstrap', (), {'find_spec': "
     "staticmethod(lambda name, path=None, target=None: "
     "__import__('xnd.compat').compat.find_spec(name, path, target) "
     "if name.partition('.')[0] == 'mxnet' else None)})())"
@@ -141,21 +145,36 @@ class MxnetFinder(importlib.abc.MetaPathFinder):
 _FINDER = MxnetFinder()
 
 
-def _register(mxnet_name, module):
+def _register(mxnet_name, module, bind):
     sys.modules[mxnet_name] = module
+    if not hasattr(module, "__path__") and any(k.startswith(mxnet_name + ".") for k in MXNET_MODULES):
+        # A package in MXNet (mxnet.ndarray) that is a plain module in xnd: an
+        # empty __path__ lets `import mxnet.ndarray.sparse` reach the finder
+        # (and its clear error) instead of "'mxnet.ndarray' is not a package".
+        module.__path__ = []
     parent, _, child = mxnet_name.rpartition(".")
-    if parent and parent in sys.modules:
+    if parent in sys.modules and (bind or not hasattr(sys.modules[parent], child)):
         # What `import mxnet.parent.child` does: the parent's attribute is the
         # child (so `mx.ndarray` is the nd frontend, not the core module xnd.ndarray).
         setattr(sys.modules[parent], child, module)
+
+
+def _mxnet_names(xnd_name):
+    """The mxnet names that resolve to `xnd_name` (inverse of `resolve`)."""
+    for mxnet_prefix, xnd_prefix in MXNET_MODULES.items():
+        if xnd_name == xnd_prefix or xnd_name.startswith(xnd_prefix + "."):
+            name = mxnet_prefix + xnd_name[len(xnd_prefix):]
+            if resolve(name) == xnd_name:
+                yield name
 
 
 def alias_mxnet():
     """Make ``import mxnet`` and every ``mxnet.*`` submodule resolve to xnd.
 
     Puts the finder first on ``sys.meta_path`` and registers, eagerly, every
-    `MXNET_MODULES` entry whose xnd module exists.  Idempotent.  Returns the
-    ``mxnet`` module (that is, xnd)."""
+    `MXNET_MODULES` entry whose xnd module exists, and under their mxnet names
+    the submodules those imports loaded (``mxnet.gluon.nn``).  Idempotent.
+    Returns the ``mxnet`` module (that is, xnd)."""
     xnd = importlib.import_module("xnd")
     current = sys.modules.get("mxnet")
     if current is not None and current is not xnd:
@@ -173,7 +192,13 @@ def alias_mxnet():
             if e.name == mxnet_name:      # xnd does not have it (yet)
                 continue
             raise
-        _register(mxnet_name, module)
+        _register(mxnet_name, module, bind=True)
+    loaded = sorted((n, m) for n, m in list(sys.modules.items())
+                    if m is not None and n.partition(".")[0] == "xnd")
+    for xnd_name, module in loaded:
+        for mxnet_name in _mxnet_names(xnd_name):
+            if mxnet_name not in sys.modules and mxnet_name.rpartition(".")[0] in sys.modules:
+                _register(mxnet_name, module, bind=False)
     return xnd
 
 

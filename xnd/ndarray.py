@@ -15,6 +15,7 @@ import collections
 import math
 import numbers
 import warnings
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -41,7 +42,8 @@ class _State:
 
 
 STATE = _State()
-_RECENT = collections.deque(maxlen=16)  # newest results, for nd.waitall()
+_RECENT = collections.deque(maxlen=16)  # weak refs to the newest results, for nd.waitall()
+_ref = weakref.ref
 _new = object.__new__
 
 
@@ -149,7 +151,8 @@ class NDArray:
     def asscalar(self):
         if self.size != 1:
             raise ValueError("The current array is not a scalar")
-        return self.asnumpy()[(0,) * self.ndim] if self.ndim == 1 else self.asnumpy()
+        a = self.asnumpy()
+        return a[0] if a.shape == (1,) else (a[()] if a.ndim == 0 else a)
 
     def __float__(self):  # extension: MXNet 1.9.1 raises TypeError
         if self.size != 1:
@@ -223,6 +226,9 @@ class NDArray:
             return _wrap(data, other)
         if not isinstance(other, NDArray):
             raise TypeError(f"copyto does not support type {type(other).__name__}")
+        if other is self:
+            warnings.warn("You are attempting to copy an array to itself", RuntimeWarning)
+            return False
         if other.shape != self.shape:
             raise MXNetError(f"copyto: shape mismatch, source {self.shape} vs target {other.shape}")
         src = self._val()
@@ -279,6 +285,13 @@ class NDArray:
         from .lowering.shape import infer_reshape
         return self._view(0, infer_reshape("Reshape", self.shape, tuple(shape), reverse))
 
+    def broadcast_to(self, shape):
+        """The method (unlike the op) may add leading axes: (3,) -> (2, 3)."""
+        shape = tuple(shape)
+        x = self if len(shape) <= self.ndim else self.reshape((1,) * (len(shape) - self.ndim)
+                                                             + self.shape)
+        return invoke(registry.get("broadcast_to"), [x], {"shape": shape})
+
     # ---- indexing --------------------------------------------------------------------
     def __getitem__(self, key):
         plan = _index_plan(self.shape, key, self._ctx)
@@ -300,8 +313,9 @@ class NDArray:
         if plan[0] == "view" and not STATE.recording:
             target = plan[2]
             if not _broadcastable(val.shape, target):
-                raise MXNetError(f"__setitem__: cannot broadcast value of shape {val.shape} to the "
-                                 f"indexed shape {target} of an array of shape {shape}")
+                raise ValueError(f"operands could not be broadcast together: value of shape "
+                                 f"{val.shape} cannot be assigned to the indexed shape {target} of "
+                                 f"an array of shape {shape}")
             if val.dtype != dtype:
                 val = val.astype(dtype)
             if target == shape and self._base is None:
@@ -358,9 +372,8 @@ class NDArray:
 
     __div__, __rdiv__ = __truediv__, __rtruediv__
 
-    def __floordiv__(self, other):  # extension: MXNet 1.9.1 has no //
-        q = self / other
-        return q if not np.issubdtype(self.dtype, np.floating) else q.floor()
+    def __floordiv__(self, other):  # extension: MXNet 1.9.1 has no //; floor, keeping the dtype
+        return (self - self % other) / other
 
     def __mod__(self, other):
         return _binary(self, other, _OP_BMOD, _OP_MOD_S)
@@ -379,9 +392,6 @@ class NDArray:
 
     def __neg__(self):
         return invoke(_OP_MUL_S, [self], {"scalar": -1.0})
-
-    def __pos__(self):
-        return self
 
     def __abs__(self):
         return invoke(registry.get("abs"), [self], {})
@@ -457,6 +467,8 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
     if op.rng:
         from .frontend import random as _random
         attrs["key"] = _random.next_key()
+    if op.check is not None:
+        op.check(attrs, *vals)
     static, dynamic = op.static, op.dynamic
     key = tuple([attrs[n] for n in static]) if static else ()
     dyn = [attrs[n] for n in dynamic] if dynamic else ()
@@ -482,10 +494,10 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
                          f"attributes {attrs}: {e}") from None
     if type(res) is tuple or type(res) is list:
         outs = [_wrap(r, ctx) for r in res]
-        _RECENT.append(res[0])
+        _RECENT.append(_ref(res[0]))
     else:
         outs = [_wrap(res, ctx)]
-        _RECENT.append(res)
+        _RECENT.append(_ref(res))
     if STATE.recording and STATE.record is not None:
         STATE.record(op, attrs, inputs, outs)
     nvis = op.num_visible
@@ -538,7 +550,7 @@ def _binary(self, other, bop, sop):
                     res = kern(self._data, other._data)
                 except Exception:  # re-run through invoke for MXNet's error message
                     return invoke(bop, [self, other], {})
-                _RECENT.append(res)
+                _RECENT.append(_ref(res))
                 return _wrap(res, self._ctx)
         return invoke(bop, [self, other], {})
     if isinstance(other, _SCALARS):
@@ -549,7 +561,7 @@ def _binary(self, other, bop, sop):
                     res = kern(self._data, other)
                 except Exception:
                     return invoke(sop, [self], {"scalar": other})
-                _RECENT.append(res)
+                _RECENT.append(_ref(res))
                 return _wrap(res, self._ctx)
         return invoke(sop, [self], {"scalar": other})
     if isinstance(other, np.ndarray):
@@ -636,26 +648,26 @@ def _basic_plan(shape, frozen):
             expanded.append(k)
     dims = [k for k in expanded if k is not None]
     dims += [("s", None, None, None)] * (len(shape) - len(dims))
-    out, starts, sizes, contiguous, seen_partial = [], [], [], True, False
+    # one contiguous block iff, after the first dim that selects more than one element,
+    # every later dim is selected whole
+    out, starts, sizes, contiguous, spread = [], [], [], True, False
     for n, k in zip(shape, dims):
         if isinstance(k, int):
             if not -n <= k < n:
                 raise IndexError(f"index {k} is out of bounds for axis of size {n}")
-            starts.append(k % n); sizes.append(1)
-            if seen_partial:
-                contiguous = False
+            start, length = k % n, 1
         else:
             start, stop, step = slice(*k[1:]).indices(n)
             length = len(range(start, stop, step))
             out.append(length)
-            starts.append(start); sizes.append(length)
-            full = step == 1 and start == 0 and length == n
-            if seen_partial and not full:
-                contiguous = False
             if step != 1 and length > 1:
                 contiguous = False
-            if not full:
-                seen_partial = True
+        starts.append(start)
+        sizes.append(length)
+        if spread and length != n:
+            contiguous = False
+        if length != 1:
+            spread = True
     if not contiguous or 0 in sizes:
         return ("copy",)
     offset, stride = 0, 1
@@ -763,7 +775,7 @@ def check_kwargs(opname, kwargs):
 
 
 _FLUENT = (
-    "zeros_like ones_like broadcast_to broadcast_like broadcast_axes repeat swapaxes split slice "
+    "zeros_like ones_like broadcast_like broadcast_axes repeat swapaxes split slice "
     "slice_axis slice_like take one_hot pick sort topk argsort argmax argmax_channel argmin clip abs "
     "sign flatten shape_array size_array expand_dims tile transpose flip diag sum nansum prod nanprod "
     "mean max min norm round rint fix floor ceil trunc sin cos tan arcsin arccos arctan degrees "
@@ -787,7 +799,8 @@ for _name in _FLUENT:
 
 def waitall():
     """Block until every pending computation has finished."""
-    for r in list(_RECENT):
-        if not r.is_deleted():  # a donated buffer has been consumed by a later op
+    for ref in list(_RECENT):
+        r = ref()
+        if r is not None and not r.is_deleted():  # a donated buffer was consumed by a later op
             r.block_until_ready()
     _RECENT.clear()

@@ -7,6 +7,7 @@ wrappers ``add``/``maximum``/..., save/load).
 """
 import numbers
 import sys
+import types
 
 import jax
 import numpy as np
@@ -43,6 +44,8 @@ def array(source_array, ctx=None, dtype=None):
     if isinstance(source_array, NDArray):
         dt = np_dtype(dtype) if dtype is not None else source_array.dtype
         return _place(np.asarray(source_array.asnumpy(), dtype=dt), _ctx(ctx or source_array.context))
+    if isinstance(source_array, (list, tuple)) and any(isinstance(v, NDArray) for v in source_array):
+        raise TypeError("source_array must be array like object")
     try:
         src = np.asarray(source_array)
     except ValueError:
@@ -61,6 +64,9 @@ def _cast_np(src, dt):
 
 
 def _creation(opname, ctx, out=None, **attrs):
+    if 0 in attrs.get("shape", (1,)):
+        raise MXNetError(f"{opname}: shape {attrs['shape']} has a zero dimension, which legacy "
+                         f"MXNet arrays read as unknown")
     op = registry.get(opname)
     return invoke(op, [], op.parse_attrs(attrs), out=out, ctx=_ctx(ctx))
 
@@ -103,8 +109,16 @@ def linspace(start, stop, num, endpoint=True, ctx=None, dtype=np.float32):
                      endpoint=endpoint, dtype=_dt(dtype))
 
 
-def full_like(data, fill_value, dtype=None, ctx=None):
-    return full(data.shape, fill_value, ctx or data.context, dtype or data.dtype)
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """Split into ``sections`` equal parts (an int) or at the given indices (a tuple)."""
+    op = registry.get("_split_v2")
+    if isinstance(indices_or_sections, int):
+        attrs = {"sections": indices_or_sections}
+    elif isinstance(indices_or_sections, tuple):
+        attrs = {"indices": (0,) + indices_or_sections}
+    else:
+        raise ValueError("indices_or_sections must either int or tuple of ints")
+    return invoke(op, [ary], op.parse_attrs(dict(attrs, axis=axis, squeeze_axis=squeeze_axis)))
 
 
 def _ufunc(name, bop, sop, rsop):
@@ -134,7 +148,6 @@ _PY_SCALAR = {
     "greater_equal": lambda a, b: float(a >= b), "lesser": lambda a, b: float(a < b),
     "lesser_equal": lambda a, b: float(a <= b), "logical_and": lambda a, b: float(bool(a and b)),
     "logical_or": lambda a, b: float(bool(a or b)), "logical_xor": lambda a, b: float(bool(a) != bool(b)),
-    "hypot": lambda a, b: float(np.hypot(a, b)),
 }
 # python name: (broadcast op, scalar op, reflected scalar op)
 _UFUNCS = {
@@ -155,7 +168,6 @@ _UFUNCS = {
     "logical_and": ("broadcast_logical_and", "_logical_and_scalar", "_logical_and_scalar"),
     "logical_or": ("broadcast_logical_or", "_logical_or_scalar", "_logical_or_scalar"),
     "logical_xor": ("broadcast_logical_xor", "_logical_xor_scalar", "_logical_xor_scalar"),
-    "hypot": ("broadcast_hypot", "_hypot_scalar", "_hypot_scalar"),
 }
 true_divide = None  # set below
 
@@ -213,11 +225,19 @@ def load_frombuffer(buf):
     return _from_loaded(serialization.loads(bytes(buf)))
 
 
+_internal = types.ModuleType(__name__ + "._internal", "Operators whose names start with '_'.")
+contrib = types.ModuleType(__name__ + ".contrib", "The _contrib_* operators under short names.")
+
+
 def _install():
     mod = sys.modules[__name__]
     hand_written = set(vars(mod))
     for name, op in registry.all_ops().items():
-        if name not in hand_written and name.isidentifier():
+        if name.startswith("_contrib_"):
+            setattr(contrib, name[len("_contrib_"):], op_function(op, name[len("_contrib_"):]))
+        if name.startswith("_"):
+            setattr(_internal, name, op_function(op, name))
+        elif name not in hand_written and name.isidentifier():
             setattr(mod, name, op_function(op, name))
     for name, (b, s, r) in _UFUNCS.items():
         setattr(mod, name, _ufunc(name, b, s, r))

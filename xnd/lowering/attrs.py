@@ -78,6 +78,7 @@ def optional(kind):
         v = _literal(v)
         return None if v is None or v == "None" else kind(v)
     parse.__name__ = f"optional({kind.__name__})"
+    parse.accepts_none = True
     return parse
 
 
@@ -89,6 +90,9 @@ def IntOrShape(v):
     if isinstance(v, (int, np.integer)):
         return int(v)
     return tuple(int(d) for d in v)
+
+
+IntOrShape.accepts_none = OptShape.accepts_none = True
 
 
 def Dtype(v):
@@ -106,6 +110,9 @@ def choice(*options):
         return v
     parse.__name__ = "choice"
     return parse
+
+
+Dtype.accepts_none = True
 
 
 class Param:

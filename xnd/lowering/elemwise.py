@@ -90,8 +90,12 @@ def _broadcast(name, f):
 
 
 def scalar_like(a, scalar):
-    """MXNet casts a scalar operand to the array's dtype before the op."""
-    return jnp.asarray(scalar).astype(a.dtype)
+    """MXNet casts a scalar operand to the array's dtype before the op (C-style: -1 -> 255 for
+    uint8, 1.5 -> 1 for int32)."""
+    s = jnp.asarray(scalar)
+    if jnp.issubdtype(a.dtype, jnp.integer) and not jnp.issubdtype(s.dtype, jnp.integer):
+        s = jnp.trunc(s).astype(jnp.int64)
+    return s.astype(a.dtype)
 
 
 def _scalar(f, reverse=False):
@@ -123,6 +127,11 @@ def _float_math(f):
     return op
 
 
+def _in_f64(x, f):
+    """Computed in float64 and rounded back: exp(lgamma) in float32 loses digits MXNet keeps."""
+    return f(x.astype(jnp.float64)).astype(x.dtype)
+
+
 def _round_half_away(x):
     return jnp.sign(x) * jnp.floor(jnp.abs(x) + 0.5)
 
@@ -138,9 +147,9 @@ UNARY_FLOAT = {
     ("tanh",): jnp.tanh, ("arcsinh",): jnp.arcsinh, ("arccosh",): jnp.arccosh,
     ("arctanh",): jnp.arctanh, ("degrees",): jnp.degrees, ("radians",): jnp.radians,
     ("erf",): lambda x: lax.erf(x), ("erfinv",): lambda x: lax.erf_inv(x),
-    ("gamma",): lambda x: jnp.exp(lax.lgamma(x)) * jnp.where(
-        (x < 0) & (jnp.floor(x) % 2 == 1), -1, 1).astype(x.dtype),
-    ("gammaln",): lax.lgamma,
+    ("gamma",): lambda x: _in_f64(x, lambda y: jnp.exp(lax.lgamma(y)) * jnp.where(
+        (y < 0) & (jnp.floor(y) % 2 == 1), -1, 1)),
+    ("gammaln",): lambda x: _in_f64(x, lax.lgamma),
     ("sigmoid",): lambda x: 1 / (1 + jnp.exp(-x)),
     ("softsign",): lambda x: x / (1 + jnp.abs(x)),
     ("reciprocal",): lambda x: 1 / x,

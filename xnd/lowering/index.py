@@ -20,17 +20,22 @@ def _int_index(idx):
 def _fit(idx, n, mode, op):
     if mode == "wrap":
         return jnp.mod(idx, n)
-    if mode == "raise":
-        try:
-            bad = np.asarray((idx < 0) | (idx >= n)).any()  # concrete only when eager
-        except Exception:
-            bad = False
-        if bad:
-            raise MXNetError(f"{op}: index out of range for axis of size {n} (mode='raise')")
     return jnp.clip(idx, 0, n - 1)
 
 
-@register("take")
+def _take_in_range(attrs, a, indices):
+    """mode='raise': MXNet reports out-of-range indices when the result is read; xnd checks
+    them on the host before running (a sync, paid only in this mode)."""
+    if attrs["mode"] != "raise":
+        return
+    n = a.shape[attrs["axis"] % a.ndim]
+    idx = np.asarray(indices)
+    if ((idx < 0) | (idx >= n)).any():
+        raise MXNetError(f"take: indices {idx.ravel()[:8].tolist()} contain values out of bound "
+                         f"for axis {attrs['axis']} of size {n} (mode='raise')")
+
+
+@register("take", check=_take_in_range)
 def take(a, indices, *, axis: Int = 0, mode: Mode = "clip"):
     """Output shape: a.shape with ``axis`` replaced by indices.shape."""
     axis = axis % a.ndim

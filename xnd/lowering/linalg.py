@@ -106,7 +106,8 @@ def linalg_syrk(A, *, transpose: Bool = False, alpha: Float = 1.0):
 @register("_linalg_sumlogdiag", "linalg_sumlogdiag")
 def linalg_sumlogdiag(A):
     _floats("linalg_sumlogdiag", A)
-    return jnp.sum(jnp.log(jnp.diagonal(A, axis1=-2, axis2=-1)), axis=-1)
+    r = jnp.sum(jnp.log(jnp.diagonal(A, axis1=-2, axis2=-1)), axis=-1)
+    return r.reshape((1,)) if r.ndim == 0 else r
 
 
 @register("_linalg_inverse", "linalg_inverse")
@@ -118,7 +119,8 @@ def linalg_inverse(A):
 @register("_linalg_det", "linalg_det")
 def linalg_det(A):
     _floats("linalg_det", A)
-    return jnp.linalg.det(A)
+    r = jnp.linalg.det(A)
+    return r.reshape((1,)) if r.ndim == 0 else r
 
 
 @register("khatri_rao")

@@ -126,7 +126,7 @@ def _topk_visible(attrs):
     return 2 if attrs.get("ret_typ") == "both" else 1
 
 
-@register("topk", num_visible=_topk_visible)
+@register("topk", num_outputs=_topk_visible)
 def topk(data, *, axis: optional(Int) = -1, k: Int = 1,
          ret_typ: choice("value", "indices", "mask", "both") = "indices",
          is_ascend: Bool = False, dtype: Dtype = "float32"):

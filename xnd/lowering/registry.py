@@ -37,13 +37,18 @@ class Dynamic:
 class Op:
     __slots__ = ("name", "aliases", "fn", "inputs", "variadic", "params", "static", "dynamic",
                  "rng", "train", "num_visible", "aux", "_kernels", "default_key", "doc",
+                 "num_outputs", "output_names", "aux_update", "param_shapes", "optional", "check",
                  "__weakref__")
 
-    def __init__(self, name, fn, aliases=(), num_visible=None, aux=()):
+    def __init__(self, name, fn, aliases=(), num_visible=None, aux=(), num_outputs=1,
+                 output_names=None, aux_update=None, param_shapes=None, check=None):
         self.name, self.fn, self.aliases = name, fn, tuple(aliases)
         self.inputs, self.params, self.variadic = [], {}, False
         self.rng = self.train = False
+        self.optional = set()  # inputs with a None default (bias when no_bias, ...)
         for p in inspect.signature(fn).parameters.values():
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is None:
+                self.optional.add(p.name)
             if p.kind is p.VAR_POSITIONAL:
                 self.variadic = True
                 self.inputs.append(p.name)
@@ -66,6 +71,12 @@ class Op:
             self.dynamic += ("key",)
         self.num_visible = num_visible  # None: every output is visible
         self.aux = tuple(aux)  # input names that are auxiliary states (BatchNorm moving stats)
+        # Graph-level facts the symbol layer needs before shapes are known:
+        self.num_outputs = num_outputs      # internal outputs: int or callable(attrs)
+        self.output_names = output_names    # names after '<node>_': tuple or callable(attrs)
+        self.aux_update = aux_update        # (attrs, aux values, outputs) -> new aux values
+        self.param_shapes = param_shapes    # (attrs, input shapes) -> input shapes, weights filled
+        self.check = check                  # eager value check (attrs, *inputs): take(mode='raise')
         self._kernels = {}
         self.doc = inspect.getdoc(fn) or ""
         self.default_key = None
@@ -78,6 +89,8 @@ class Op:
     def parse_attrs(self, kwargs):
         """MXNet attributes (Python values or strings) -> {name: parsed value}, defaults filled."""
         params = self.params
+        if not params:  # MXNet ignores unknown keywords of ops that take no attributes
+            return {}
         for k in kwargs:
             if k not in params:
                 raise MXNetError(f"Operator {self.name} got an unknown argument {k!r}; "
@@ -85,13 +98,34 @@ class Op:
         attrs = {}
         for n, p in params.items():
             v = kwargs.get(n)
-            if v is not None:  # MXNet treats None as "not given"
+            if v is not None:
                 attrs[n] = parse_value(self.name, p, v)
+            elif n in kwargs and (p.default is None or getattr(p.parse, "accepts_none", False)):
+                attrs[n] = None  # an explicit None is a value for optional attributes (axis=None)
             elif p.default is REQUIRED:
                 raise MXNetError(f"Operator {self.name}: required parameter {n!r} is missing")
             else:
                 attrs[n] = p.default
         return attrs
+
+    def n_outputs(self, attrs):
+        n = self.num_outputs
+        return n(attrs) if callable(n) else n
+
+    def n_visible(self, attrs):
+        v = self.num_visible
+        if v is None:
+            return self.n_outputs(attrs)
+        return v(attrs) if callable(v) else v
+
+    def out_names(self, attrs):
+        """MXNet's output suffixes: 'output' for one output, else per-op names or 'output<i>'."""
+        names = self.output_names
+        if names is not None:
+            names = names(attrs) if callable(names) else names
+            return list(names)[:self.n_visible(attrs)]
+        n = self.n_visible(attrs)
+        return ["output"] if n == 1 else [f"output{i}" for i in range(n)]
 
     def static_key(self, attrs):
         return tuple(attrs[n] for n in self.static)
@@ -106,13 +140,18 @@ class Op:
 
     def _make_kernel(self, key, donate):
         static = dict(zip(self.static, key))
-        fn, dyn, n_dyn = self.fn, self.dynamic, len(self.dynamic)
-        if n_dyn:
-            def kern(*args):
-                return fn(*args[:-n_dyn], **static, **dict(zip(dyn, args[-n_dyn:])))
-        else:
-            def kern(*args):
-                return fn(*args, **static)
+        fn, dyn, n_dyn, name = self.fn, self.dynamic, len(self.dynamic), self.name
+        check_shapes = name not in _ANY_SHAPE
+
+        def kern(*args):
+            inputs = args[:len(args) - n_dyn]
+            if check_shapes:
+                for a in inputs:
+                    if a is not None and (a.ndim == 0 or a.size == 0):
+                        raise MXNetError(
+                            f"Operator {name} inferring shapes failed: input shape {a.shape} is not "
+                            f"supported (legacy MXNet arrays need ndim >= 1 and no zero-size dim)")
+            return fn(*inputs, **static, **dict(zip(dyn, args[len(inputs):])))
         kern.__name__ = self.name
         if donate is None:
             return jax.jit(kern)
@@ -121,10 +160,15 @@ class Op:
         return jax.jit(kern, donate_argnums=donate)
 
 
-def register(name, *aliases, num_visible=None, aux=()):
+_ANY_SHAPE = {"_view_read", "_view_write", "_getitem", "_setitem"}  # internal: 0-d values ok
+
+
+def register(name, *aliases, num_visible=None, aux=(), num_outputs=1, output_names=None,
+             aux_update=None, param_shapes=None, check=None):
     """Decorator: register ``fn`` as MXNet operator ``name`` (and its aliases)."""
     def deco(fn):
-        op = Op(name, fn, aliases, num_visible, aux)
+        op = Op(name, fn, aliases, num_visible, aux, num_outputs, output_names, aux_update,
+                param_shapes, check)
         for n in (name, *aliases):
             if n in _OPS:
                 raise ValueError(f"operator {n} registered twice")

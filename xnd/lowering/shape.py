@@ -53,10 +53,10 @@ def infer_reshape(op, src, codes, reverse=False):
     if -1 in out:
         rest = math.prod(d for d in out if d != -1)
         if rest == 0 or size % rest:
-            raise MXNetError(f"{op}: cannot reshape array of size {size} into shape {tuple(codes)}")
+            raise ValueError(f"Cannot reshape array of size {size} into shape {tuple(codes)}")
         out[out.index(-1)] = size // rest
     if math.prod(out) != size:
-        raise MXNetError(f"{op}: cannot reshape array of size {size} into shape {tuple(out)}")
+        raise ValueError(f"Cannot reshape array of size {size} into shape {tuple(codes)}")
     return tuple(out)
 
 
@@ -165,8 +165,9 @@ def flip(data, *, axis: IntOrShape):
 
 @register("clip")
 def clip(data, *, a_min: float, a_max: float):
+    """x < a_min -> a_min, else x > a_max -> a_max (so a_min > a_max gives a_min below, a_max above)."""
     lo, hi = jnp.asarray(a_min).astype(data.dtype), jnp.asarray(a_max).astype(data.dtype)
-    return jnp.minimum(jnp.maximum(data, lo), hi)
+    return jnp.where(data < lo, lo, jnp.where(data > hi, hi, data))
 
 
 @register("Concat", "concat")
@@ -181,7 +182,7 @@ def stack(*data, axis: Int = 0, num_args: Int = None):
     return jnp.stack(data, axis=axis)
 
 
-@register("SliceChannel", "split")
+@register("SliceChannel", "split", num_outputs=lambda a: a["num_outputs"])
 def split(data, *, num_outputs: Int, axis: Int = 1, squeeze_axis: Bool = False):
     axis = _axis("split", axis, data.ndim)
     if data.shape[axis] % num_outputs:
@@ -246,6 +247,33 @@ def _cast(x, dtype):
     return x.astype(dt)
 
 
+@register("cumsum", "_np_cumsum")
+def cumsum(a, *, axis: optional(Int) = None, dtype: Dtype = None):
+    """NumPy's cumsum: flattened when axis is None."""
+    return jnp.cumsum(a.reshape(-1) if axis is None else a, axis=0 if axis is None else axis,
+                      dtype=dtype)
+
+
+@register("_split_v2", num_outputs=lambda a: _v2_count(a))
+def split_v2(data, *, indices: Shape = (), axis: Int = 0, squeeze_axis: Bool = False,
+             sections: Int = 0):
+    """Split at ``indices`` (positions along axis), or into ``sections`` equal parts."""
+    axis = _axis("split_v2", axis, data.ndim)
+    if sections > 0:
+        if data.shape[axis] % sections:
+            raise MXNetError(f"split_v2: axis {axis} of {data.shape} not divisible by {sections}")
+        parts = jnp.split(data, sections, axis=axis)
+    else:
+        parts = jnp.split(data, [i for i in indices if i > 0], axis=axis)
+    if squeeze_axis:
+        parts = [jnp.squeeze(p, axis) for p in parts]
+    return tuple(parts)
+
+
+def _v2_count(a):
+    return a["sections"] if a["sections"] > 0 else len([i for i in a["indices"] if i > 0]) + 1
+
+
 @register("shape_array")
 def shape_array(data):
     return jnp.asarray(data.shape, jnp.int64)
@@ -276,7 +304,7 @@ def where(condition, x, y):
     return jnp.where(condition != 0, x, y)
 
 
-@register("_contrib_arange_like", "arange_like")
+@register("_contrib_arange_like")
 def arange_like(data, *, start: float = 0.0, step: float = 1.0, repeat: Int = 1,
                 axis: optional(Int) = None):
     n = data.size if axis is None else data.shape[axis]
@@ -303,14 +331,17 @@ def full(*, shape: Shape = (), value: float = 0.0, dtype: Dtype = "float32"):
 @register("_arange", "arange")
 def arange(*, start: float = 0.0, stop: optional(float) = None, step: float = 1.0, repeat: Int = 1,
            infer_range: Bool = False, dtype: Dtype = "float32"):
-    """Computed in float64 then cast: arange(0, 1, 0.3) -> [0, 0.3, 0.6, 0.90000004] in float32."""
+    """Length from the float range, values ``start + i*step`` computed in ``dtype``:
+    arange(0, 1, 0.3) -> [0, 0.3, 0.6, 0.90000004]; with dtype int32 and step 1.5 the step
+    itself is cast (-> 0, 1, 2, 3)."""
     if stop is None:
         start, stop = 0.0, start
-    n = max(0, math.ceil((stop - start) / step))
-    r = start + step * jnp.arange(n, dtype=jnp.float64)
-    if repeat > 1:
-        r = jnp.repeat(r, repeat)
-    return _cast(r, dtype)
+    n = math.ceil((stop - start) / step)
+    if n <= 0:
+        raise MXNetError(f"arange: invalid range start={start}, stop={stop}, step={step} (empty)")
+    dt = jnp.dtype(dtype)
+    r = _cast(jnp.asarray(start), dt) + _cast(jnp.asarray(step), dt) * jnp.arange(n).astype(dt)
+    return jnp.repeat(r, repeat) if repeat > 1 else r
 
 
 @register("_eye", "eye")

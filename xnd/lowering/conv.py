@@ -1,0 +1,366 @@
+"""Convolution, Deconvolution, Pooling, UpSampling, im2col/col2im (OPERATORS.md §4).
+
+Everything shape-related is computed from static shapes here, before XLA sees
+the graph: output sizes, padding, the 'full' pooling convention's extra
+right padding and the average-pooling divisors (a constant array built with
+NumPy). Layouts: channel-first (NCW/NCHW/NCDHW) as in MXNet; the
+channel-last family (NWC/NHWC/NDHWC, weight ``(num_filter, *kernel, C/g)``),
+which MXNet 1.9.1 runs on GPU only for (de)convolution, works on every device.
+Float32 convolutions run at ``Precision.HIGHEST`` so GPUs do not silently use
+TF32 (MXNet's numbers are full float32).
+"""
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..base import MXNetError
+from .attrs import Bool, Int, Shape, choice, optional
+from .registry import register
+
+_SPATIAL = "DHW"
+Layout = optional(choice("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"))
+CudnnTune = optional(choice("None", "fastest", "limited_workspace", "off"))
+
+
+def _fmt(shape):
+    return "(" + ",".join(str(d) for d in shape) + ")"
+
+
+def _nsp(op, data, kernel, layout=None, min_nd=1):
+    """Number of spatial dims, checked against data.ndim, kernel and layout."""
+    nd = data.ndim - 2
+    if nd < min_nd or nd > 3:
+        raise MXNetError(f"{op}: data must be 3-D, 4-D or 5-D (N, C, spatial...), got shape "
+                         f"{_fmt(data.shape)}")
+    if kernel and len(kernel) != nd:
+        raise MXNetError(f"{op}: kernel {_fmt(kernel)} has {len(kernel)} dimension(s) but data "
+                         f"{_fmt(data.shape)} has {nd} spatial dimension(s)")
+    if layout is not None and len(layout) != data.ndim:
+        raise MXNetError(f"{op}: layout {layout} does not match data of shape {_fmt(data.shape)}")
+    return nd
+
+
+def _tuple(op, name, v, nd, default):
+    if not v:
+        return (default,) * nd
+    if len(v) != nd:
+        raise MXNetError(f"{op}: {name} {_fmt(v)} must have {nd} entries like kernel")
+    return tuple(v)
+
+
+def _channel_last(layout):
+    return layout is not None and layout.endswith("C")
+
+
+def _to_ncx(x, layout):
+    """Channel-last data -> channel-first (a transpose XLA folds into the conv)."""
+    return jnp.moveaxis(x, -1, 1) if _channel_last(layout) else x
+
+
+def _from_ncx(x, layout):
+    return jnp.moveaxis(x, 1, -1) if _channel_last(layout) else x
+
+
+def _dimension_numbers(nd, layout):
+    sp = _SPATIAL[3 - nd:]
+    if _channel_last(layout):
+        return ("N" + sp + "C", "O" + sp + "I", "N" + sp + "C")
+    return ("NC" + sp, "OI" + sp, "NC" + sp)
+
+
+def _precision(x):
+    return lax.Precision.HIGHEST if x.dtype in (jnp.float32, jnp.float64) else None
+
+
+def _check_inputs(op, bias, no_bias):
+    if no_bias and bias is not None:
+        raise MXNetError(f"Operator {op} expects 2 inputs, but got 3 instead (no_bias=True)")
+    if not no_bias and bias is None:
+        raise MXNetError(f"Operator {op} expects 3 inputs, but got 2 instead "
+                         f"(pass a bias or no_bias=True)")
+
+
+def _add_bias(out, bias, nd, layout):
+    if bias is None:
+        return out
+    if _channel_last(layout):
+        return out + bias.astype(out.dtype)
+    return out + bias.astype(out.dtype).reshape((-1,) + (1,) * nd)
+
+
+@register("Convolution")
+def convolution(data, weight, bias=None, *, kernel: Shape, stride: Shape = (), dilate: Shape = (),
+                pad: Shape = (), num_filter: Int, num_group: Int = 1, workspace: Int = 1024,
+                no_bias: Bool = False, cudnn_tune: CudnnTune = None, cudnn_off: Bool = False,
+                layout: Layout = None):
+    """N-D convolution: out = floor((x + 2 pad - dilate (k-1) - 1) / stride) + 1 per spatial dim."""
+    op = "Convolution"
+    nd = _nsp(op, data, kernel, layout)
+    stride, dilate, pad = (_tuple(op, n, v, nd, d) for n, v, d in
+                           (("stride", stride, 1), ("dilate", dilate, 1), ("pad", pad, 0)))
+    _check_inputs(op, bias, no_bias)
+    cl = _channel_last(layout)
+    chans = data.shape[-1] if cl else data.shape[1]
+    sizes = data.shape[1:-1] if cl else data.shape[2:]
+    if num_group < 1 or chans % num_group:
+        raise MXNetError(f"{op}: input channels {chans} of data {_fmt(data.shape)} must be "
+                         f"divisible by num_group={num_group}")
+    if num_filter % num_group:
+        raise MXNetError(f"{op}: num_filter={num_filter} must be divisible by num_group={num_group}")
+    wshape = (num_filter, *kernel, chans // num_group) if cl else \
+        (num_filter, chans // num_group, *kernel)
+    if tuple(weight.shape) != wshape:
+        raise MXNetError(f"{op}: weight has shape {_fmt(weight.shape)}, expected {_fmt(wshape)} "
+                         f"for data {_fmt(data.shape)}, kernel={_fmt(kernel)}, "
+                         f"num_filter={num_filter}, num_group={num_group}")
+    if bias is not None and tuple(bias.shape) != (num_filter,):
+        raise MXNetError(f"{op}: bias has shape {_fmt(bias.shape)}, expected ({num_filter},)")
+    for i in range(nd):
+        dk = dilate[i] * (kernel[i] - 1) + 1
+        if dk > sizes[i] + 2 * pad[i]:
+            raise MXNetError(f"{op}: kernel size {_fmt(kernel)} (dilated {dk}) exceeds input "
+                             f"{_fmt(data.shape)} padded by {_fmt(pad)} in spatial dim {i}")
+    out = lax.conv_general_dilated(
+        data, weight.astype(data.dtype), window_strides=stride, padding=[(p, p) for p in pad],
+        rhs_dilation=dilate, dimension_numbers=_dimension_numbers(nd, layout),
+        feature_group_count=num_group, precision=_precision(data))
+    return _add_bias(out, bias, nd, layout)
+
+
+def deconv_pads(sizes, kernel, stride, dilate, pad, adj, target_shape):
+    """MXNet's Deconvolution geometry: (pad, adj) per spatial dim, from target_shape if set."""
+    if not target_shape or not any(target_shape):
+        return tuple(pad), tuple(adj)
+    pads, adjs = [], []
+    for i, t in enumerate(target_shape):
+        full = stride[i] * (sizes[i] - 1) + dilate[i] * (kernel[i] - 1) + 1
+        if full < t:
+            raise MXNetError(f"Deconvolution: too big target_shape {_fmt(target_shape)}: at most "
+                             f"{full} in spatial dim {i}")
+        total = full - t
+        adjs.append(total % 2)
+        pads.append((total + 1) // 2)
+    return tuple(pads), tuple(adjs)
+
+
+@register("Deconvolution")
+def deconvolution(data, weight, bias=None, *, kernel: Shape, stride: Shape = (), dilate: Shape = (),
+                  pad: Shape = (), adj: Shape = (), target_shape: Shape = (), num_filter: Int,
+                  num_group: Int = 1, workspace: Int = 512, no_bias: Bool = True,
+                  cudnn_tune: CudnnTune = None, cudnn_off: Bool = False, layout: Layout = None):
+    """Transposed convolution: out = (x-1) stride - 2 pad + dilate (k-1) + 1 + adj.
+
+    weight is ``(C_in, num_filter/num_group, *kernel)``; ``no_bias`` defaults to True.
+    """
+    op = "Deconvolution"
+    nd = _nsp(op, data, kernel, layout)
+    stride, dilate, pad, adj = (_tuple(op, n, v, nd, d) for n, v, d in
+                                (("stride", stride, 1), ("dilate", dilate, 1), ("pad", pad, 0),
+                                 ("adj", adj, 0)))
+    if target_shape:
+        _tuple(op, "target_shape", target_shape, nd, 0)
+    _check_inputs(op, bias, no_bias)
+    x, w = _to_ncx(data, layout), weight
+    if _channel_last(layout):  # weight (C_in, *kernel, F/g) -> (C_in, F/g, *kernel)
+        w = jnp.moveaxis(w, -1, 1)
+    chans, sizes = x.shape[1], x.shape[2:]
+    if num_group < 1 or chans % num_group or num_filter % num_group:
+        raise MXNetError(f"{op}: input channels {chans} and num_filter={num_filter} must be "
+                         f"divisible by num_group={num_group} (data {_fmt(data.shape)})")
+    wshape = (chans, num_filter // num_group, *kernel)
+    if tuple(w.shape) != wshape:
+        exp = (chans, *kernel, num_filter // num_group) if _channel_last(layout) else wshape
+        raise MXNetError(f"{op}: weight has shape {_fmt(weight.shape)}, expected {_fmt(exp)} "
+                         f"for data {_fmt(data.shape)}, kernel={_fmt(kernel)}, "
+                         f"num_filter={num_filter}, num_group={num_group}")
+    if bias is not None and tuple(bias.shape) != (num_filter,):
+        raise MXNetError(f"{op}: bias has shape {_fmt(bias.shape)}, expected ({num_filter},)")
+    pad, adj = deconv_pads(sizes, kernel, stride, dilate, pad, adj, target_shape)
+    g = num_group
+    # (C_in, F/g, k) -> (g, C_in/g, F/g, k) -> (g, F/g, C_in/g, k) -> (F, C_in/g, k), flipped
+    w = w.reshape((g, chans // g, num_filter // g) + tuple(kernel))
+    w = jnp.swapaxes(w, 1, 2).reshape((num_filter, chans // g) + tuple(kernel))
+    w = jnp.flip(w, axis=tuple(range(2, 2 + nd))).astype(x.dtype)
+    padding = []
+    for i in range(nd):
+        dk = dilate[i] * (kernel[i] - 1)
+        padding.append((dk - pad[i], dk - pad[i] + adj[i]))
+    out = lax.conv_general_dilated(
+        x, w, window_strides=(1,) * nd, padding=padding, lhs_dilation=stride,
+        rhs_dilation=dilate, dimension_numbers=_dimension_numbers(nd, None),
+        feature_group_count=g, precision=_precision(x))
+    for i in range(nd):
+        if out.shape[2 + i] <= 0:
+            raise MXNetError(f"{op}: output size {out.shape[2 + i]} <= 0 for data "
+                             f"{_fmt(data.shape)}, kernel={_fmt(kernel)}, pad={_fmt(pad)}")
+    out = _add_bias(out, bias, nd, None)
+    return _from_ncx(out, layout)
+
+
+# ---- Pooling ---------------------------------------------------------------------------------
+def _pool_geometry(op, sizes, kernel, stride, pad, convention):
+    """Per spatial dim: (out size, extra right padding) for valid/full/same."""
+    outs, extra = [], []
+    for n, k, s, p in zip(sizes, kernel, stride, pad):
+        if k > n + 2 * p:
+            raise MXNetError(f"{op}: kernel size ({k}) exceeds input ({n} padded to {n + 2 * p})")
+        if convention == "valid":
+            o = (n + 2 * p - k) // s + 1
+        elif convention == "full":
+            o = -(-(n + 2 * p - k) // s) + 1
+        else:  # same
+            o = -(-n // s)
+        outs.append(o)
+        extra.append(max((o - 1) * s + k - (n + 2 * p), 0))
+    return outs, extra
+
+
+def _avg_divisor(sizes, kernel, stride, pad, outs, include_pad):
+    """Window sizes for average pooling (MXNet/Caffe rule), as a broadcastable constant."""
+    div = np.ones((), np.float64)
+    for n, k, s, p, o in zip(sizes, kernel, stride, pad, outs):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, n + p)
+        if include_pad:
+            cnt = end - start
+        else:
+            cnt = np.minimum(end, n) - np.maximum(start, 0)
+        div = np.multiply.outer(div, np.maximum(cnt, 1))
+    return div
+
+
+@register("Pooling")
+def pooling(data, *, kernel: Shape = (), pool_type: choice("avg", "lp", "max", "sum") = "max",
+            global_pool: Bool = False, cudnn_off: Bool = False,
+            pooling_convention: choice("full", "same", "valid") = "valid", stride: Shape = (),
+            pad: Shape = (), p_value: optional(Int) = None, count_include_pad: optional(Bool) = None,
+            layout: optional(choice("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")) = None):
+    """Max/avg/sum/lp pooling; stride defaults to 1 (not to the kernel, unlike Gluon)."""
+    op = "Pooling"
+    nd = _nsp(op, data, () if global_pool else kernel, layout)
+    x = _to_ncx(data, layout)
+    sizes = x.shape[2:]
+    if global_pool:
+        kernel, stride, pad = tuple(sizes), (1,) * nd, (0,) * nd
+        convention = "valid"
+    else:
+        if not kernel:
+            raise MXNetError(f"{op}: kernel is required unless global_pool=True")
+        stride = _tuple(op, "stride", stride, nd, 1)
+        pad = _tuple(op, "pad", pad, nd, 0)
+        convention = pooling_convention
+        if convention == "same" and (pool_type != "max" or nd != 1):
+            raise MXNetError(f"{op}: pooling_convention='same' supports only 1-D max pooling "
+                             f"(data {_fmt(data.shape)}, pool_type={pool_type!r})")
+    outs, extra = _pool_geometry(op, sizes, kernel, stride, pad, convention)
+    if convention == "same":
+        pads = [(e // 2, e - e // 2) for e in extra]
+    else:
+        pads = [(p, p + e) for p, e in zip(pad, extra)]
+    window, strides = (1, 1) + tuple(kernel), (1, 1) + tuple(stride)
+    padding = ((0, 0), (0, 0)) + tuple(pads)
+    if pool_type == "max":
+        # MXNet starts from the lowest finite value: a window that sees only padding gives it
+        init = jnp.finfo(x.dtype).min if jnp.issubdtype(x.dtype, jnp.floating) else \
+            jnp.iinfo(x.dtype).min
+        out = lax.reduce_window(x, jnp.array(init, x.dtype), lax.max, window, strides, padding)
+    elif pool_type == "lp":
+        if p_value is None:
+            raise MXNetError(f"{op}: p_value is required for pool_type='lp'")
+        if p_value == 1:
+            out = lax.reduce_window(x, jnp.array(0, x.dtype), lax.add, window, strides, padding)
+        elif p_value == 2:
+            out = jnp.sqrt(lax.reduce_window(x * x, jnp.array(0, x.dtype), lax.add, window, strides,
+                                             padding))
+        else:
+            s = lax.reduce_window(x ** p_value, jnp.array(0, x.dtype), lax.add, window, strides,
+                                  padding)
+            out = jnp.sign(s) * jnp.abs(s) ** (1.0 / p_value)
+    else:
+        out = lax.reduce_window(x, jnp.array(0, x.dtype), lax.add, window, strides, padding)
+        if pool_type == "avg":
+            include = True if count_include_pad is None else count_include_pad
+            div = _avg_divisor(sizes, kernel, stride, pad, outs, include)
+            out = out / jnp.asarray(div, dtype=x.dtype)
+    return _from_ncx(out.astype(data.dtype), layout)
+
+
+# ---- UpSampling ------------------------------------------------------------------------------
+def _nearest(x, oh, ow):
+    sh, sw = oh // x.shape[2], ow // x.shape[3]
+    return jnp.repeat(jnp.repeat(x, sh, axis=2), sw, axis=3)
+
+
+@register("UpSampling")
+def upsampling(*data, scale: Int, num_filter: Int = 0, sample_type: choice("bilinear", "nearest"),
+               multi_input_mode: choice("concat", "sum") = "concat", num_args: Int = 1,
+               workspace: Int = 512):
+    """Nearest: every input is repeated up to (H0*scale, W0*scale) of the first input, then
+    concatenated on channels (or summed). Bilinear: inputs (data, weight) and a depthwise
+    Deconvolution with kernel 2*scale - scale%2, stride scale, pad ceil((scale-1)/2)."""
+    op = "UpSampling"
+    if sample_type == "bilinear":
+        if len(data) != 2:
+            raise MXNetError(f"{op}: bilinear sampling takes 2 inputs (data, weight), got {len(data)}")
+        x, w = data
+        k = 2 * scale - scale % 2
+        p = int(math.ceil((scale - 1) / 2.0))
+        c = x.shape[1]
+        return deconvolution(x, w, kernel=(k, k), stride=(scale, scale), pad=(p, p),
+                             num_filter=c, num_group=c, no_bias=True)
+    for x in data:
+        if x.ndim != 4:
+            raise MXNetError(f"{op}: nearest upsampling takes 4-D (N, C, H, W) inputs, got "
+                             f"{_fmt(x.shape)}")
+    oh, ow = data[0].shape[2] * scale, data[0].shape[3] * scale
+    for x in data:
+        if oh % x.shape[2] or ow % x.shape[3]:
+            raise MXNetError(f"{op}: input {_fmt(x.shape)} cannot be upsampled to ({oh}, {ow})")
+    ups = [_nearest(x, oh, ow) for x in data]
+    if len(ups) == 1:
+        return ups[0]
+    if multi_input_mode == "sum":
+        out = ups[0]
+        for u in ups[1:]:
+            out = out + u
+        return out
+    return jnp.concatenate(ups, axis=1)
+
+
+# ---- im2col / col2im -------------------------------------------------------------------------
+def _im2col(data, kernel, stride, dilate, pad):
+    patches = lax.conv_general_dilated_patches(
+        data, filter_shape=kernel, window_strides=stride, padding=[(p, p) for p in pad],
+        rhs_dilation=dilate, precision=lax.Precision.HIGHEST)
+    return patches.reshape(patches.shape[:2] + (-1,))
+
+
+def _geom(op, data, kernel, stride, dilate, pad):
+    nd = len(kernel)
+    return (_tuple(op, "stride", stride, nd, 1), _tuple(op, "dilate", dilate, nd, 1),
+            _tuple(op, "pad", pad, nd, 0))
+
+
+@register("im2col")
+def im2col(data, *, kernel: Shape, stride: Shape = (), dilate: Shape = (), pad: Shape = ()):
+    """(N, C, *spatial) -> (N, C*prod(kernel), L): sliding blocks, channel-major."""
+    _nsp("im2col", data, kernel)
+    stride, dilate, pad = _geom("im2col", data, kernel, stride, dilate, pad)
+    return _im2col(data, tuple(kernel), stride, dilate, pad)
+
+
+@register("col2im")
+def col2im(data, *, output_size: Shape, kernel: Shape, stride: Shape = (), dilate: Shape = (),
+           pad: Shape = ()):
+    """The adjoint of im2col: sums the blocks of (N, C*prod(kernel), L) back into an image."""
+    stride, dilate, pad = _geom("col2im", data, kernel, stride, dilate, pad)
+    kprod = math.prod(kernel)
+    if data.ndim != 3 or data.shape[1] % kprod:
+        raise MXNetError(f"col2im: data {_fmt(data.shape)} must be (N, C*{kprod}, L)")
+    img = jax.ShapeDtypeStruct((data.shape[0], data.shape[1] // kprod) + tuple(output_size),
+                               data.dtype)
+    f = jax.linear_transpose(lambda x: _im2col(x, tuple(kernel), stride, dilate, pad), img)
+    return f(data)[0]

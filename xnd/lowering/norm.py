@@ -1,0 +1,213 @@
+"""Normalisation layers: BatchNorm, LayerNorm, InstanceNorm, GroupNorm, L2Normalization, LRN
+(OPERATORS.md §5).
+
+BatchNorm and its moving statistics
+-----------------------------------
+The op is pure. It returns MXNet's three internal outputs ``(out, mean, invstd)``:
+in training (``is_train`` and not ``use_global_stats``) the batch mean and the
+batch *inverse std* ``1/sqrt(var + eps)`` (var biased); otherwise the moving mean
+and ``1/sqrt(moving_var + eps)``. Only ``out`` is visible unless
+``output_mean_var=True`` (then all three, the third being the inverse std even
+though MXNet names it ``*_var``).
+
+Whoever owns the moving statistics (the executor, autograd, Gluon) writes them
+back with ``batchnorm_aux_update(attrs, inputs, outputs)`` — also reachable as
+``registry.get("BatchNorm").fn.aux_update`` — which applies MXNet's rule::
+
+    moving_mean = momentum * moving_mean + (1 - momentum) * batch_mean
+    moving_var  = momentum * moving_var  + (1 - momentum) * batch_var   (biased)
+
+MXNet applies it when the *backward* pass runs (a recorded forward alone leaves
+the stats untouched; ``Executor.forward(is_train=True)`` + ``backward()`` updates
+them), and recovers ``batch_var`` from the saved inverse std as
+``1/invstd^2 - eps``; ``batchnorm_aux_update`` does the same.
+
+MXNet also writes 1s into the ``gamma`` array itself when ``fix_gamma=True`` (on
+every call, training or not); a pure op cannot, so that side effect is the
+caller's to reproduce if it matters.
+"""
+import jax.numpy as jnp
+from jax import lax
+
+from ..base import MXNetError
+from .attrs import Bool, Float, Int, choice, optional
+from .registry import register
+
+
+def _fmt(shape):
+    return "(" + ",".join(str(d) for d in shape) + ")"
+
+
+def _param_dtype(data):
+    return jnp.float32 if data.dtype == jnp.float16 else data.dtype
+
+
+def _check_vec(op, name, v, n, data):
+    if v is not None and tuple(v.shape) != (n,):
+        raise MXNetError(f"{op}: {name} has shape {_fmt(v.shape)}, expected ({n},) for data "
+                         f"{_fmt(data.shape)}")
+
+
+def _bn_visible(attrs):
+    return 3 if attrs.get("output_mean_var") else 1
+
+
+def batchnorm_moving_update(moving_mean, moving_var, batch_mean, batch_var, momentum):
+    """MXNet's rule: ``m = momentum*m + (1-momentum)*batch`` for the mean and the biased var."""
+    m = jnp.asarray(momentum, moving_mean.dtype)
+    one = jnp.asarray(1, moving_mean.dtype)
+    return (m * moving_mean + (one - m) * batch_mean.astype(moving_mean.dtype),
+            m * moving_var + (one - m) * batch_var.astype(moving_var.dtype))
+
+
+def batchnorm_aux_update(attrs, inputs, outputs):
+    """New ``(moving_mean, moving_var)`` after a BatchNorm call.
+
+    ``attrs``: the parsed attributes including ``is_train``; ``inputs``: the op's five
+    inputs ``(data, gamma, beta, moving_mean, moving_var)``; ``outputs``: its three
+    internal outputs ``(out, mean, invstd)``. Outside training or with
+    ``use_global_stats`` the stats come back unchanged. Pure (usable under jit).
+    """
+    moving_mean, moving_var = inputs[3], inputs[4]
+    if not attrs.get("is_train") or attrs.get("use_global_stats"):
+        return moving_mean, moving_var
+    _, mean, invstd = outputs[:3]
+    eps = attrs.get("eps", 1e-3)
+    invstd = invstd.astype(moving_var.dtype)
+    var = 1 / (invstd * invstd) - jnp.asarray(eps, moving_var.dtype)
+    return batchnorm_moving_update(moving_mean, moving_var, mean, var, attrs.get("momentum", 0.9))
+
+
+@register("BatchNorm", num_visible=_bn_visible, aux=("moving_mean", "moving_var"))
+def batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps: Float = 1e-3,
+               momentum: Float = 0.9, fix_gamma: Bool = True, use_global_stats: Bool = False,
+               output_mean_var: Bool = False, axis: Int = 1, cudnn_off: Bool = False,
+               min_calib_range: optional(Float) = None, max_calib_range: optional(Float) = None,
+               is_train=False):
+    """Normalises over every axis but ``axis``; returns (out, mean, invstd) (see module doc)."""
+    op = "BatchNorm"
+    if data.ndim < 1:
+        raise MXNetError(f"{op}: data must have at least 1 dimension")
+    if not -data.ndim <= axis < data.ndim:
+        raise MXNetError(f"{op}: axis {axis} is out of range for data {_fmt(data.shape)}")
+    ax = axis % data.ndim
+    c = data.shape[ax]
+    for name, v in (("gamma", gamma), ("beta", beta), ("moving_mean", moving_mean),
+                    ("moving_var", moving_var)):
+        _check_vec(op, name, v, c, data)
+    pdt = _param_dtype(data)
+    red = tuple(i for i in range(data.ndim) if i != ax)
+    bshape = tuple(c if i == ax else 1 for i in range(data.ndim))
+    x = data.astype(pdt)
+    e = jnp.asarray(eps, pdt)
+    if is_train and not use_global_stats:
+        mean = jnp.mean(x, axis=red)
+        var = jnp.mean(jnp.square(x - mean.reshape(bshape)), axis=red)
+    else:
+        mean = lax.stop_gradient(moving_mean.astype(pdt))
+        var = lax.stop_gradient(moving_var.astype(pdt))
+    invstd = lax.rsqrt(var + e)
+    g = jnp.ones((c,), pdt) if fix_gamma else gamma.astype(pdt)
+    scale = (g * invstd).reshape(bshape)
+    out = (x - mean.reshape(bshape)) * scale + beta.astype(pdt).reshape(bshape)
+    return out.astype(data.dtype), mean, invstd
+
+
+batch_norm.aux_update = batchnorm_aux_update
+
+
+def _stats(x, axes):
+    mean = jnp.mean(x, axis=axes, keepdims=True)
+    var = jnp.mean(jnp.square(x - mean), axis=axes, keepdims=True)
+    return mean, var
+
+
+def _ln_visible(attrs):
+    return 3 if attrs.get("output_mean_var") else 1
+
+
+@register("LayerNorm", num_visible=_ln_visible)
+def layer_norm(data, gamma, beta, *, axis: Int = -1, eps: Float = 1e-5,
+               output_mean_var: Bool = False):
+    """Normalises along ``axis``; returns (out, mean, std) with the axis kept as size 1."""
+    ax = axis % data.ndim
+    c = data.shape[ax]
+    _check_vec("LayerNorm", "gamma", gamma, c, data)
+    _check_vec("LayerNorm", "beta", beta, c, data)
+    mean, var = _stats(data, (ax,))
+    std = jnp.sqrt(var + jnp.asarray(eps, data.dtype))
+    bshape = tuple(c if i == ax else 1 for i in range(data.ndim))
+    out = (data - mean) / std * gamma.reshape(bshape) + beta.reshape(bshape)
+    return out.astype(data.dtype), mean, std
+
+
+@register("InstanceNorm")
+def instance_norm(data, gamma, beta, *, eps: Float = 1e-3):
+    """Per (sample, channel) normalisation over the spatial axes (biased variance)."""
+    if data.ndim < 3:
+        raise MXNetError(f"InstanceNorm: data must be at least 3-D (N, C, spatial...), got "
+                         f"{_fmt(data.shape)}")
+    c = data.shape[1]
+    _check_vec("InstanceNorm", "gamma", gamma, c, data)
+    _check_vec("InstanceNorm", "beta", beta, c, data)
+    mean, var = _stats(data, tuple(range(2, data.ndim)))
+    bshape = (1, c) + (1,) * (data.ndim - 2)
+    out = (data - mean) * lax.rsqrt(var + jnp.asarray(eps, data.dtype))
+    return (out * gamma.reshape(bshape) + beta.reshape(bshape)).astype(data.dtype)
+
+
+def _gn_visible(attrs):
+    return 3 if attrs.get("output_mean_var") else 1
+
+
+@register("GroupNorm", num_visible=_gn_visible)
+def group_norm(data, gamma, beta, *, num_groups: Int = 1, eps: Float = 1e-5,
+               output_mean_var: Bool = False):
+    """Normalises each of ``num_groups`` channel groups of every sample. As in MXNet 1.9.1,
+    gamma and beta have one value per *group* (shape ``(num_groups,)``). Returns
+    (out, mean, std), the statistics shaped (N, num_groups)."""
+    op = "GroupNorm"
+    if data.ndim < 2 or data.shape[1] % num_groups:
+        raise MXNetError(f"{op}: channels of data {_fmt(data.shape)} must be divisible by "
+                         f"num_groups={num_groups}")
+    _check_vec(op, "gamma", gamma, num_groups, data)
+    _check_vec(op, "beta", beta, num_groups, data)
+    n = data.shape[0]
+    x = data.reshape((n, num_groups, -1))
+    mean, var = _stats(x, (2,))
+    std = jnp.sqrt(var + jnp.asarray(eps, data.dtype))
+    out = (x - mean) / std * gamma.reshape((1, -1, 1)) + beta.reshape((1, -1, 1))
+    return out.reshape(data.shape).astype(data.dtype), mean[..., 0], std[..., 0]
+
+
+@register("L2Normalization")
+def l2_normalization(data, *, eps: Float = 1e-10,
+                     mode: choice("channel", "instance", "spatial") = "instance"):
+    """x / sqrt(sum(x^2) + eps) over all axes but 0 (instance), axis 1 (channel) or the
+    spatial axes 2.. (spatial)."""
+    if mode == "instance":
+        axes = tuple(range(1, data.ndim))
+    elif mode == "channel":
+        axes = (1,)
+    else:
+        axes = tuple(range(2, data.ndim))
+    if data.ndim < (3 if mode == "spatial" else 2):
+        raise MXNetError(f"L2Normalization: data {_fmt(data.shape)} has too few dimensions for "
+                         f"mode={mode!r}")
+    norm = jnp.sqrt(jnp.sum(jnp.square(data), axis=axes, keepdims=True)
+                    + jnp.asarray(eps, data.dtype))
+    return (data / norm).astype(data.dtype)
+
+
+@register("LRN")
+def lrn(data, *, alpha: Float = 1e-4, beta: Float = 0.75, knorm: Float = 2.0, nsize: Int):
+    """Local response normalisation across channels:
+    x / (knorm + alpha/nsize * sum of x^2 over the nsize channels centred on c)^beta."""
+    if data.ndim != 4:
+        raise MXNetError(f"LRN: data must be 4-D (N, C, H, W), got {_fmt(data.shape)}")
+    half = nsize // 2
+    sq = jnp.square(data)
+    s = lax.reduce_window(sq, jnp.zeros((), data.dtype), lax.add, (1, nsize, 1, 1), (1, 1, 1, 1),
+                          ((0, 0), (half, nsize - 1 - half), (0, 0), (0, 0)))
+    scale = jnp.asarray(knorm, data.dtype) + jnp.asarray(alpha / nsize, data.dtype) * s
+    return (data * scale ** jnp.asarray(-beta, data.dtype)).astype(data.dtype)

@@ -1,0 +1,48 @@
+"""mx.name: automatic symbol names (``fullyconnected0``) and name prefixes.
+
+One counter per hint (the Python function name lower-cased), process-global
+inside the current manager; ``with NameManager():`` starts fresh counters,
+``with Prefix('net_'):`` prepends to automatic and explicit names alike.
+"""
+import threading
+
+
+class NameManager:
+    _current = threading.local()
+
+    def __init__(self):
+        self._counter = {}
+        self._old = None
+
+    def get(self, name, hint):
+        if name:
+            return name
+        k = self._counter.get(hint, 0)
+        self._counter[hint] = k + 1
+        return f"{hint}{k}"
+
+    def __enter__(self):
+        self._old = current()
+        NameManager._current.value = self
+        return self
+
+    def __exit__(self, *exc):
+        NameManager._current.value = self._old
+
+
+class Prefix(NameManager):
+    """Every name made inside gets ``prefix`` in front."""
+
+    def __init__(self, prefix):
+        super().__init__()
+        self._prefix = prefix
+
+    def get(self, name, hint):
+        return self._prefix + super().get(name, hint)
+
+
+_default = NameManager()
+
+
+def current():
+    return getattr(NameManager._current, "value", None) or _default
