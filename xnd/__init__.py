@@ -1,11 +1,14 @@
 """xnd: the Apache MXNet 1.x Python API on JAX/XLA. ``import xnd as mx``."""
-from . import base, context
+from . import attribute, base, context, name
+from .attribute import AttrScope
 from .base import MXNetError
 from .context import Context, cpu, cpu_pinned, current_context, default_context, gpu, num_gpus
 from .frontend import nd, random
 from .frontend.nd import NDArray
+from . import symbol
 
 ndarray = nd  # mx.ndarray is the namespace; the class lives in mx.nd.ndarray (xnd/ndarray.py)
+sym = symbol
 
 __version__ = "1.9.1"  # the MXNet API version xnd implements; scripts compare against it
 xnd_version = "0.1.0"

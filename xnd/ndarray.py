@@ -68,8 +68,11 @@ class NDArray:
         """The current jax.Array of this handle (a view re-reads its root when it changed)."""
         b = self._base
         if b is None:
-            return self._data
+            d = self._data
+            return d if d is not None else self._force()
         src = b._data
+        if src is None:
+            src = b._force()
         if self._src is not src:
             size = math.prod(self._shape)
             kern = _VIEW_READ.kernel((self._shape, size))
@@ -84,8 +87,16 @@ class NDArray:
             self._data = value
             return
         kern = _VIEW_WRITE.kernel((self._shape,))
-        b._data = kern(b._data, value, np.int64(self._offset))
+        b._data = kern(b._val(), value, np.int64(self._offset))
         b._shared = False
+
+    def _force(self):
+        """Run a deferred large elementwise op (see ``_defer``)."""
+        op, key, args, _ = self._src
+        self._data = op.kernel(key)(*args)
+        self._src = None
+        _PENDING.pop(id(self), None)
+        return self._data
 
     def _view(self, offset, shape):
         root = self if self._base is None else self._base
@@ -98,7 +109,7 @@ class NDArray:
     # ---- properties ----------------------------------------------------------------
     @property
     def shape(self):
-        return self._shape if self._base is not None else tuple(self._data.shape)
+        return self._shape if self._base is not None else tuple(self._val().shape)
 
     @property
     def size(self):
@@ -112,7 +123,7 @@ class NDArray:
     def dtype(self):
         """A numpy type class (``numpy.float32``), as MXNet reports it."""
         b = self._base
-        return (self._data if b is None else b._data).dtype.type
+        return (self if b is None else b)._val().dtype.type
 
     @property
     def context(self):
@@ -301,6 +312,10 @@ class NDArray:
         return invoke(_OP_GETITEM, [self, *arrays], {"index": frozen})
 
     def __setitem__(self, key, value):
+        if (type(value) is NDArray and value._data is None and value._base is None
+                and self._base is None and self._data is not None and not STATE.recording
+                and key == _FULL and _consume(self, value)):
+            return
         shape, dtype = self.shape, self.dtype
         plan = _index_plan(shape, key, self._ctx)
         if STATE.recording and STATE.on_write is not None:
@@ -473,7 +488,8 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
     key = tuple([attrs[n] for n in static]) if static else ()
     dyn = [attrs[n] for n in dynamic] if dynamic else ()
     try:
-        if out is not None and not STATE.recording and out._base is None and not out._shared:
+        if out is not None and not STATE.recording and _exclusive(out):
+            _flush_pending(out._data)
             donate = _donation(out, inputs)
             if donate is None:
                 res = op.kernel(key)(*vals, *dyn)
@@ -532,7 +548,7 @@ def _write_out(op, out, outs):
         t._set_val(rv)
         t._ag = r._ag
         if t._base is None:
-            t._shared = False
+            t._shared, t._src = False, None
     return out
 
 
@@ -542,23 +558,29 @@ def _binary(self, other, bop, sop):
     if isinstance(other, NDArray):
         if bop is None:  # reflected op with an NDArray on the left never reaches here
             return NotImplemented
-        if (self._base is None and other._base is None and self._ctx is other._ctx
-                and not STATE.recording):
+        sd, od = self._data, other._data
+        if (sd is not None and od is not None and self._base is None and other._base is None
+                and self._ctx is other._ctx and not STATE.recording):
             kern = bop._kernels.get(())
             if kern is not None:
+                if sd.size >= _DEFER_MIN_SIZE and sd.shape == od.shape and sd.dtype == od.dtype:
+                    return _defer(bop, [self, other], [sd, od])
                 try:
-                    res = kern(self._data, other._data)
+                    res = kern(sd, od)
                 except Exception:  # re-run through invoke for MXNet's error message
                     return invoke(bop, [self, other], {})
                 _RECENT.append(_ref(res))
                 return _wrap(res, self._ctx)
         return invoke(bop, [self, other], {})
     if isinstance(other, _SCALARS):
-        if self._base is None and not STATE.recording:
+        sd = self._data
+        if sd is not None and self._base is None and not STATE.recording:
             kern = sop._kernels.get((), None)
             if kern is not None:
+                if sd.size >= _DEFER_MIN_SIZE:
+                    return _defer(sop, [self], [sd, other])
                 try:
-                    res = kern(self._data, other)
+                    res = kern(sd, other)
                 except Exception:
                     return invoke(sop, [self], {"scalar": other})
                 _RECENT.append(_ref(res))
@@ -568,6 +590,54 @@ def _binary(self, other, bop, sop):
         raise TypeError(f"type {type(other).__name__} not supported: NDArray and numpy.ndarray cannot "
                         f"be mixed; convert with nd.array(...) or .asnumpy()")
     return NotImplemented
+
+
+# ---- deferred large elementwise results --------------------------------------------------
+# `z[:] = z + y` on big arrays: XLA can only compute in place if z's buffer is donated, and
+# `z + y` cannot know that its result will land in z. So the fast path defers large
+# elementwise results (a thunk over the input buffers); `z[:] = pending` runs the kernel
+# donating z's buffer, anything else forces the thunk. Thunks are rare (big arrays only), so
+# the registry of live ones is a plain weak set, forced before any buffer they read is donated.
+_DEFER_MIN_SIZE = 1 << 20
+_PENDING = weakref.WeakValueDictionary()  # id -> pending NDArray (NDArray == is elementwise)
+
+
+def _defer(op, handles, args):
+    x = _wrap(None, handles[0]._ctx)
+    x._src = (op, (), args, tuple(_exclusive(h) for h in handles))
+    _PENDING[id(x)] = x
+    return x
+
+
+def _exclusive(x):
+    """True when no other live handle or pending thunk holds x's buffer (donation is safe)."""
+    if x._shared or x._base is not None:
+        return False
+    owner = getattr(x, "_src", None)
+    return owner is None or (callable(owner) and owner() is None)
+
+
+def _flush_pending(buffer, skip=None):
+    for p in list(_PENDING.values()):
+        if p is not skip and p._data is None and any(a is buffer for a in p._src[2]):
+            p._force()
+
+
+def _consume(self, value):
+    """``self[:] = value`` where value is a pending thunk reading self: compute in place."""
+    op, key, args, exclusive = value._src
+    buf = self._data
+    hits = [i for i, a in enumerate(args) if a is buf]
+    if len(hits) != 1 or not exclusive[hits[0]] or not _exclusive(self) or hits[0] >= len(exclusive):
+        return False
+    _flush_pending(buf, skip=value)
+    res = op.kernel(key, (hits[0],))(*args)
+    value._data, value._src = res, None
+    _PENDING.pop(id(value), None)
+    self._data, self._shared, self._ag = res, False, None
+    self._src = weakref.ref(value)  # value shares the buffer while it lives
+    _RECENT.append(_ref(res))
+    return True
 
 
 def _inplace(self, other, bop, sop):
@@ -685,6 +755,7 @@ def _basic_plan(shape, frozen):
     return ("view", offset, tuple(result) or (1,))
 
 
+_FULL = slice(None)
 _OP_CAST = registry.get("Cast")
 _OP_RESHAPE = registry.get("Reshape")
 _OP_GETITEM = registry.get("_getitem")
@@ -799,6 +870,9 @@ for _name in _FLUENT:
 
 def waitall():
     """Block until every pending computation has finished."""
+    for p in list(_PENDING.values()):
+        if p._data is None:
+            p._force()
     for ref in list(_RECENT):
         r = ref()
         if r is not None and not r.is_deleted():  # a donated buffer was consumed by a later op

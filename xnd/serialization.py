@@ -310,8 +310,16 @@ def save(fname, data, contexts=None):
     """``mx.nd.save``: serialize first, then write atomically (temp file in the
     same directory, flush + fsync, ``os.replace``), so a failure never leaves a
     partial file or clobbers the old one."""
-    fname = _path(fname)
-    payload = dumps(data, contexts)
+    atomic_write(_path(fname), dumps(data, contexts))
+
+
+def atomic_write_text(fname, text):
+    """Write a text file (symbol JSON) atomically."""
+    atomic_write(_path(fname), text.encode("utf-8"))
+
+
+def atomic_write(fname, payload):
+    """Temp file in the target's directory, flush + fsync, then ``os.replace``."""
     head, tail = os.path.split(fname)
     tmp = os.path.join(head, f'.{tail}.{os.getpid()}.{secrets.token_hex(4)}.tmp')
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies

@@ -1,22 +1,33 @@
-"""Backward: the part of the tape reachable from the heads as ONE jitted ``jax.vjp``.
+"""Backward: the part of the tape reachable from the heads as ONE jitted call.
 
 ``run()`` walks the tape from the heads, turns the reachable nodes into a
 *plan* -- a hashable tuple of (node kind, input references) in topological
 order, plus the head references, the number of external values (variables
-and constants) and the groups of external values whose gradients are wanted
--- and calls a ``jax.jit`` of
+and constants), the groups of external values whose gradients are wanted and
+which head gradients were given -- and calls a ``jax.jit`` compiled for that
+plan. Values never appear in the plan: externals, dynamic attributes
+(scalars), rng keys, saved forward values and head gradients are arguments
+of the jitted function, so a training loop traces and compiles its backward
+once and every later step is one cached call.
 
-    vjp(replay(externals, dynamic attributes), head gradients)
+Two ways to build the compiled function from a plan (``MODE``):
 
-cached by the plan. Values never appear in the plan: externals, dynamic
-attributes (scalars), rng keys and head gradients are arguments of the
-jitted function, so a training loop traces and compiles its backward once
-and every later step is one cached call.
+* ``"saved"`` (default): the forward values computed eagerly while recording
+  are passed in, and the function runs the reverse sweep only: for each node,
+  in reverse order, ``jax.vjp`` of ``op.fn`` at its recorded inputs. XLA drops
+  the forward halves it does not need (a matmul's product, for instance), so
+  nothing of the forward pass is computed twice. Costs the memory of the
+  forward values between forward and backward -- which MXNet holds too.
+* ``"replay"``: ``jax.vjp`` of the whole forward replayed from the external
+  values (one pure function of the leaves). Nothing but the leaves is kept
+  alive, but the forward pass runs again inside the backward. Used for the
+  differentiable gradient nodes of ``grad(create_graph=True)``, and whenever a
+  saved value is gone (donated).
 
-The forward pass is replayed inside the compiled function (``op.fn`` with the
-recorded attributes), which lets XLA fuse it with the backward pass; no
-intermediate value is kept alive by the tape between forward and backward.
+Measured on the 784-512-256-10 MLP loop (CPU): see the closing note of issue 3.
 """
+import os
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -34,10 +45,12 @@ NO_INPUTS_MSG = "There are no inputs in computation graph that require gradients
 # Counters for tests and benchmarks: how often a backward plan was traced (== compiled,
 # for a fixed input signature) and how many distinct plans were built.
 STATS = {"traces": 0, "plans": 0, "calls": 0}
+MODE = os.environ.get("XND_AUTOGRAD_MODE", "saved")  # "saved" or "replay" (module doc)
 
 _CALLERS = {}   # node kind -> fn(input values, dyn) -> tuple of outputs
 _PURE = {}      # plan -> pure vjp function
 _JITTED = {}    # plan -> jax.jit of the backward
+_AUX = {}       # plan -> auxiliary-state updates (see aux_plan)
 _MAX_PLANS = 1024
 
 
@@ -65,7 +78,7 @@ def _make_caller(kind):
         pure, n_ext = pure_vjp(plan), plan[2]
 
         def call(ins, dyn):
-            return pure(ins[:n_ext], dyn, ins[n_ext:])
+            return pure(ins[:n_ext], dyn, ins[n_ext:])[0]
         return call
     if tag == "func":
         from .function import func_caller
@@ -81,22 +94,102 @@ def pure_vjp(plan):
     return f
 
 
+def _aux_update_fn(op):
+    f = getattr(op, "aux_update", None)
+    return f if f is not None else getattr(op.fn, "aux_update", None)
+
+
+def aux_plan(plan):
+    r = _AUX.get(plan)
+    if r is None:
+        r = _AUX[plan] = _aux_plan(plan)
+    return r
+
+
+def _aux_plan(plan):
+    """[(node position, [(input position, ext index)...]), ...] in reverse topological order, and
+    the ext indices written: ops with auxiliary states (BatchNorm's moving statistics) update
+    them when the backward pass runs, as MXNet does."""
+    nodes = plan[0]
+    todo, slots = [], []
+    for j in range(len(nodes) - 1, -1, -1):
+        kind, refs = nodes[j]
+        if kind[0] != "op" or not kind[1].aux or _aux_update_fn(kind[1]) is None:
+            continue
+        op = kind[1]
+        pairs = []
+        for name in op.aux:
+            pos = op.inputs.index(name)
+            r = refs[pos] if pos < len(refs) else None
+            if r is not None and r[0] == 0:
+                pairs.append((pos, r[1]))
+                if r[1] not in slots:
+                    slots.append(r[1])
+        if pairs:
+            todo.append((j, pairs))
+    return todo, slots
+
+
+def _get(r, ext, outs):
+    return None if r is None else (ext[r[1]] if r[0] == 0 else outs[r[1]][r[2]])
+
+
+def _aux_values(nodes, aux_todo, aux_slots, ext, outs, dyn):
+    """New values of the auxiliary states, chained in reverse topological order (MXNet's
+    backward order, so an array used by two BatchNorms gets both updates)."""
+    cur = {}
+    for j, pairs in aux_todo:
+        kind, refs = nodes[j]
+        op = kind[1]
+        ins = [_get(r, ext, outs) for r in refs]
+        for pos, k in pairs:
+            if k in cur:
+                ins[pos] = cur[k]
+        attrs = dict(zip(op.static, kind[2]))
+        attrs.update(zip(op.dynamic, dyn[j]))
+        new = _aux_update_fn(op)(attrs, ins, outs[j])
+        for pos, k in pairs:
+            cur[k] = jax.lax.stop_gradient(new[op.aux.index(op.inputs[pos])])
+    return tuple(cur[k] for k in aux_slots)
+
+
+def _inexact(x):
+    return x is not None and jnp.issubdtype(x.dtype, jnp.inexact)
+
+
+def _sum_groups(groups, per, ext_vals):
+    res = []
+    for group in groups:
+        acc = None
+        for i in group:
+            # integer variables get zero gradients (MXNet computes integer gradients)
+            g = per.get(i)
+            if g is None:
+                g = jnp.zeros_like(ext_vals[i])
+            acc = g if acc is None else acc + g
+        res.append(acc)
+    return tuple(res)
+
+
 def _make_pure(plan):
+    """Replay mode: vjp of the forward replayed from the external values."""
     nodes, heads, n_ext, groups, hg_given = plan
     callers = [caller(kind) for kind, _ in nodes]
     wanted = sorted({i for g in groups for i in g})
+    aux_todo, aux_slots = aux_plan(plan)
 
     def replay(ext, dyn):
         outs = []
         for (_, refs), call, d in zip(nodes, callers, dyn):
-            ins = [None if r is None else (ext[r[1]] if r[0] == 0 else outs[r[1]][r[2]])
-                   for r in refs]
-            outs.append(call(ins, d))
-        return [ext[h[1]] if h[0] == 0 else outs[h[1]][h[2]] for h in heads]
+            outs.append(call([_get(r, ext, outs) for r in refs], d))
+        heads_out = [_get(h, ext, outs) for h in heads]
+        aux = _aux_values(nodes, aux_todo, aux_slots, ext, outs, dyn) if aux_todo else ()
+        return heads_out, aux
 
     def pure(ext_vals, dyn_vals, head_grads):
+        """(gradients per group, new auxiliary-state values per aux slot)."""
         ext_vals = list(ext_vals)
-        diff = [i for i in wanted if jnp.issubdtype(ext_vals[i].dtype, jnp.inexact)]
+        diff = [i for i in wanted if _inexact(ext_vals[i])]
 
         def f(*dv):
             ev = list(ext_vals)
@@ -104,35 +197,106 @@ def _make_pure(plan):
                 ev[i] = v
             return replay(ev, dyn_vals)
 
-        outs, pull = jax.vjp(f, *[ext_vals[i] for i in diff])
+        outs, pull, aux = jax.vjp(f, *[ext_vals[i] for i in diff], has_aux=True)
         given = iter(head_grads)
         cts = [next(given) if g else jnp.ones(o.shape, o.dtype) for o, g in zip(outs, hg_given)]
-        per = dict(zip(diff, pull(cts)))
-        res = []
-        for group in groups:
-            acc = None
-            for i in group:
-                # integer variables get zero gradients (MXNet computes integer gradients)
-                g = per[i] if i in per else jnp.zeros_like(ext_vals[i])
-                acc = g if acc is None else acc + g
-            res.append(acc)
-        return tuple(res)
+        return _sum_groups(groups, dict(zip(diff, pull(cts))), ext_vals), aux
     return pure
 
 
-def _jitted(plan):
-    f = _JITTED.get(plan)
+def _zero_ct(o):
+    if _inexact(o):
+        return jnp.zeros(o.shape, o.dtype)
+    return np.zeros(o.shape, jax.dtypes.float0)
+
+
+def _make_saved(plan):
+    """Saved mode: the reverse sweep only, from the forward values recorded eagerly."""
+    nodes, heads, n_ext, groups, hg_given = plan
+    callers = [caller(kind) for kind, _ in nodes]
+    wanted = sorted({i for g in groups for i in g})
+    aux_todo, aux_slots = aux_plan(plan)
+
+    def sweep(ext_vals, out_vals, dyn_vals, head_grads):
+        diff = {i for i in wanted if _inexact(ext_vals[i])}
+        n = len(nodes)
+        need = [False] * n  # node j's outputs depend on a wanted external
+
+        def live(r):
+            if r is None:
+                return False
+            return r[1] in diff if r[0] == 0 else need[r[1]]
+
+        for j, (_, refs) in enumerate(nodes):
+            need[j] = any(live(r) for r in refs)
+        ct_out = [[None] * len(out_vals[j]) for j in range(n)]
+        ct_ext = {}
+
+        def add(r, c):
+            if r[0] == 0:
+                if r[1] in diff:
+                    old = ct_ext.get(r[1])
+                    ct_ext[r[1]] = c if old is None else old + c
+            elif need[r[1]]:
+                row = ct_out[r[1]]
+                old = row[r[2]]
+                row[r[2]] = c if old is None else old + c
+
+        given = iter(head_grads)
+        for h, g in zip(heads, hg_given):
+            v = _get(h, ext_vals, out_vals)
+            add(h, next(given) if g else jnp.ones(v.shape, v.dtype))
+        for j in range(n - 1, -1, -1):
+            if not need[j]:
+                continue
+            cts = ct_out[j]
+            if all(c is None for c in cts):
+                continue
+            refs = nodes[j][1]
+            ins = [_get(r, ext_vals, out_vals) for r in refs]
+            dpos = [p for p, r in enumerate(refs) if live(r) and _inexact(ins[p])]
+            call, d = callers[j], dyn_vals[j]
+
+            def f(*dv, ins=ins, dpos=dpos, call=call, d=d):
+                ii = list(ins)
+                for p, v in zip(dpos, dv):
+                    ii[p] = v
+                return call(ii, d)
+
+            outs, pull = jax.vjp(f, *[ins[p] for p in dpos])
+            full = tuple(_zero_ct(o) if c is None or not _inexact(o) else c
+                         for c, o in zip(cts, outs))
+            for p, c in zip(dpos, pull(full)):
+                add(refs[p], c)
+        grads = _sum_groups(groups, ct_ext, ext_vals)
+        aux = _aux_values(nodes, aux_todo, aux_slots, ext_vals, out_vals, dyn_vals) \
+            if aux_todo else ()
+        return grads, aux
+    return sweep
+
+
+def _jitted(plan, mode):
+    f = _JITTED.get((plan, mode))
     if f is None:
         if len(_JITTED) >= _MAX_PLANS:
             _JITTED.clear()
             _PURE.clear()
-        pure = pure_vjp(plan)
+            _AUX.clear()
+        if mode == "saved":
+            sweep = _make_saved(plan)
 
-        def run(ext_vals, dyn_vals, head_grads, olds):
-            STATS["traces"] += 1
-            grads = pure(ext_vals, dyn_vals, head_grads)
-            return [g if o is None else o + g.astype(o.dtype) for g, o in zip(grads, olds)]
-        f = _JITTED[plan] = jax.jit(run)
+            def run(ext_vals, out_vals, dyn_vals, head_grads, olds):
+                STATS["traces"] += 1
+                grads, aux = sweep(ext_vals, out_vals, dyn_vals, head_grads)
+                return [g if o is None else o + g.astype(o.dtype) for g, o in zip(grads, olds)], aux
+        else:
+            pure = pure_vjp(plan)
+
+            def run(ext_vals, out_vals, dyn_vals, head_grads, olds):
+                STATS["traces"] += 1
+                grads, aux = pure(ext_vals, dyn_vals, head_grads)
+                return [g if o is None else o + g.astype(o.dtype) for g, o in zip(grads, olds)], aux
+        f = _JITTED[(plan, mode)] = jax.jit(run)
         STATS["plans"] += 1
     return f
 
@@ -275,7 +439,12 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
     prev = (STATE.recording, STATE.training)
     STATE.recording, STATE.training = False, bool(train_mode)
     try:
-        grads = _jitted(plan)(ext_vals, dyn_vals, hg_vals, olds)
+        mode, out_vals = MODE, ()
+        if mode == "saved":
+            out_vals = [n.outs for n in ops]
+            if any(v is None or v.is_deleted() for o in out_vals for v in o):
+                mode, out_vals = "replay", ()  # a forward value is gone: recompute it
+        grads, aux = _jitted(plan, mode)(ext_vals, out_vals, dyn_vals, hg_vals, olds)
         STATS["calls"] += 1
         if has_func:  # Function.backward runs in a host callback: finish it under these flags
             grads = jax.block_until_ready(grads)
@@ -287,6 +456,11 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
         raise
     finally:
         STATE.recording, STATE.training = prev
+
+    if aux:
+        for k, v in zip(aux_plan(plan)[1], aux):
+            h = exts[k].handle
+            h._write(v.astype(h.dtype) if v.dtype != h.dtype else v)
 
     result = None
     if variables is None:
@@ -310,6 +484,7 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
                     e = live_entry(g)
                     ins.append(e if e is not None else (ExtNode(g, g._val(), False), 0))
             node = OpNode(("grad", plan), tuple(ins), dyn_vals, len(result))
+            node.outs = tuple(r._data for r in result)
             for i, r in enumerate(result):
                 r._ag = (node, i)
 
@@ -324,6 +499,7 @@ def _clear(ops, exts, nulls):
         n.cleared = True
         n.inputs = ()
         n.dyn = ()
+        n.outs = ()
         n.extra = None
     for n in exts:
         n.value = None  # later uses read the handle's current buffer

@@ -39,7 +39,7 @@ INPLACE_MSG = ("Inplace operations (+=, -=, x[:]=, etc) are not supported when r
 
 
 class OpNode:
-    __slots__ = ("id", "kind", "inputs", "dyn", "nout", "cleared", "extra", "__weakref__")
+    __slots__ = ("id", "kind", "inputs", "dyn", "nout", "outs", "cleared", "extra", "__weakref__")
 
     def __init__(self, kind, inputs, dyn, nout, extra=None, node_id=None):
         self.id = next(_ids) if node_id is None else node_id
@@ -47,6 +47,7 @@ class OpNode:
         self.inputs = inputs    # tuple of entries (node, index) or None
         self.dyn = dyn          # tuple of dynamic values (jit arguments, never constants)
         self.nout = nout
+        self.outs = ()          # the output values computed eagerly (engine's "saved" mode)
         self.cleared = False    # freed by a backward without retain_graph
         self.extra = extra      # a Function instance, kept alive with the node
 
@@ -137,8 +138,10 @@ def record_node(kind, inputs, dyn, outputs, extra=None):
     ins = tuple(None if x is None else input_entry(x, node_id) for x in inputs)
     node = OpNode(kind, ins, dyn, len(outputs), extra, node_id)
     _LAST[0] = node_id
+    node.outs = tuple(y._val() for y in outputs)
     for i, y in enumerate(outputs):
         y._ag = (node, i)
+        y._shared = True  # the tape keeps this buffer: never donate it
     return node
 
 

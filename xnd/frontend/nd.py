@@ -12,7 +12,7 @@ import types
 import jax
 import numpy as np
 
-from .. import ndarray as _core
+import importlib
 from .. import serialization
 from ..base import MXNetError
 from ..context import Context, current_context
@@ -23,7 +23,7 @@ from ..ndarray import NDArray, invoke, waitall  # noqa: F401
 from ..ndarray import check_kwargs, op_function
 from . import linalg, random  # noqa: F401
 
-ndarray = _core
+ndarray = importlib.import_module("xnd.ndarray")  # mx.nd.ndarray: the NDArray class module
 _SCALARS = (numbers.Number, np.bool_)
 
 
@@ -36,7 +36,7 @@ def _ctx(ctx):
 
 
 def _place(value, ctx):
-    return _core._wrap(jax.device_put(value, ctx.jax_device()), ctx)
+    return ndarray._wrap(jax.device_put(value, ctx.jax_device()), ctx)
 
 
 def array(source_array, ctx=None, dtype=None):

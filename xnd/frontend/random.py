@@ -7,7 +7,7 @@ reproduced (they differ between MXNet builds too).
 """
 import numpy as np
 
-from .. import ndarray as _nd
+from ..ndarray import NDArray, invoke
 from ..base import MXNetError
 from ..lowering import registry
 from ..lowering.attrs import Shape
@@ -33,7 +33,7 @@ def _shape(shape):
 
 
 def _is_array(x):
-    return isinstance(x, _nd.NDArray)
+    return isinstance(x, NDArray)
 
 
 def _sample(scalar_op, array_op, params, names, shape, dtype, ctx, out, kwargs):
@@ -44,12 +44,12 @@ def _sample(scalar_op, array_op, params, names, shape, dtype, ctx, out, kwargs):
             raise MXNetError(f"{array_op}: parameters must be all NDArrays or all scalars")
         op = registry.get(array_op)
         attrs = op.parse_attrs({"shape": _shape(shape), "dtype": dtype})
-        return _nd.invoke(op, list(params), attrs, out=out)
+        return invoke(op, list(params), attrs, out=out)
     op = registry.get(scalar_op)
     attrs = op.parse_attrs(dict(zip(names, params), shape=_shape(shape) or (1,),
                                 dtype=dtype or "float32"))
     ctx = ctx or (out.context if out is not None else None)
-    return _nd.invoke(op, [], attrs, out=out, ctx=ctx)
+    return invoke(op, [], attrs, out=out, ctx=ctx)
 
 
 def uniform(low=0, high=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
@@ -70,7 +70,7 @@ def randint(low, high, shape=None, dtype=None, ctx=None, out=None, **kwargs):
     op = registry.get("_random_randint")
     attrs = op.parse_attrs({"low": low, "high": high, "shape": _shape(shape) or (1,),
                             "dtype": dtype or "int32", **kwargs})
-    return _nd.invoke(op, [], attrs, out=out, ctx=ctx)
+    return invoke(op, [], attrs, out=out, ctx=ctx)
 
 
 def exponential(scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
@@ -95,9 +95,9 @@ def negative_binomial(k=1, p=1, shape=None, dtype=None, ctx=None, out=None, **kw
 
 def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwargs):
     op = registry.get("_sample_multinomial")
-    return _nd.invoke(op, [data], op.parse_attrs({"shape": _shape(shape), "dtype": dtype, **kwargs}),
+    return invoke(op, [data], op.parse_attrs({"shape": _shape(shape), "dtype": dtype, **kwargs}),
                       out=out)
 
 
 def shuffle(data, **kwargs):
-    return _nd.invoke(registry.get("_shuffle"), [data], {})
+    return invoke(registry.get("_shuffle"), [data], {})

@@ -262,25 +262,31 @@ def pooling(data, *, kernel: Shape = (), pool_type: choice("avg", "lp", "max", "
         pads = [(p, p + e) for p, e in zip(pad, extra)]
     window, strides = (1, 1) + tuple(kernel), (1, 1) + tuple(stride)
     padding = ((0, 0), (0, 0)) + tuple(pads)
+    # Python-scalar identities (0, -inf) let JAX recognise the sum/max monoids and
+    # differentiate reduce_window
+    def wsum(v):
+        return lax.reduce_window(v, 0, lax.add, window, strides, padding)
+
     if pool_type == "max":
-        # MXNet starts from the lowest finite value: a window that sees only padding gives it
-        init = jnp.finfo(x.dtype).min if jnp.issubdtype(x.dtype, jnp.floating) else \
-            jnp.iinfo(x.dtype).min
-        out = lax.reduce_window(x, jnp.array(init, x.dtype), lax.max, window, strides, padding)
+        if jnp.issubdtype(x.dtype, jnp.floating):
+            out = lax.reduce_window(x, -np.inf, lax.max, window, strides, padding)
+            # MXNet starts from the lowest finite value: a window of padding only gives it
+            out = jnp.maximum(out, jnp.finfo(x.dtype).min)
+        else:
+            out = lax.reduce_window(x, int(jnp.iinfo(x.dtype).min), lax.max, window, strides,
+                                    padding)
     elif pool_type == "lp":
         if p_value is None:
             raise MXNetError(f"{op}: p_value is required for pool_type='lp'")
         if p_value == 1:
-            out = lax.reduce_window(x, jnp.array(0, x.dtype), lax.add, window, strides, padding)
+            out = wsum(x)
         elif p_value == 2:
-            out = jnp.sqrt(lax.reduce_window(x * x, jnp.array(0, x.dtype), lax.add, window, strides,
-                                             padding))
+            out = jnp.sqrt(wsum(x * x))
         else:
-            s = lax.reduce_window(x ** p_value, jnp.array(0, x.dtype), lax.add, window, strides,
-                                  padding)
+            s = wsum(x ** p_value)
             out = jnp.sign(s) * jnp.abs(s) ** (1.0 / p_value)
     else:
-        out = lax.reduce_window(x, jnp.array(0, x.dtype), lax.add, window, strides, padding)
+        out = wsum(x)
         if pool_type == "avg":
             include = True if count_include_pad is None else count_include_pad
             div = _avg_divisor(sizes, kernel, stride, pad, outs, include)

@@ -207,7 +207,7 @@ def lrn(data, *, alpha: Float = 1e-4, beta: Float = 0.75, knorm: Float = 2.0, ns
         raise MXNetError(f"LRN: data must be 4-D (N, C, H, W), got {_fmt(data.shape)}")
     half = nsize // 2
     sq = jnp.square(data)
-    s = lax.reduce_window(sq, jnp.zeros((), data.dtype), lax.add, (1, nsize, 1, 1), (1, 1, 1, 1),
+    s = lax.reduce_window(sq, 0, lax.add, (1, nsize, 1, 1), (1, 1, 1, 1),
                           ((0, 0), (half, nsize - 1 - half), (0, 0), (0, 0)))
     scale = jnp.asarray(knorm, data.dtype) + jnp.asarray(alpha / nsize, data.dtype) * s
     return (data * scale ** jnp.asarray(-beta, data.dtype)).astype(data.dtype)

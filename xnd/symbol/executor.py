@@ -1,0 +1,307 @@
+"""The Executor: a bound Symbol whose forward, and forward+backward, are each one jitted
+function of (arguments, auxiliary states, random key).
+
+MXNet semantics kept: BatchNorm's moving statistics are written back at
+``backward()`` (not at a training forward); ``grad_req`` 'write' | 'add' |
+'null' per argument; output and gradient arrays are persistent NDArrays that
+each call overwrites in place; random ops (Dropout) draw one key per
+``forward`` and the backward of that step replays the same masks.
+"""
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..ndarray import NDArray, _wrap
+from ..base import MXNetError
+from ..context import Context
+from .infer import node_call
+from .symbol import aux_nodes, topo
+
+_COMPILED = {}  # (graph json, differentiated argument mask) -> GraphFunction
+
+
+class GraphFunction:
+    """A symbol as pure functions of (arg values, aux values, key)."""
+
+    def __init__(self, sym):
+        self.sym = sym
+        self.nodes = topo(sym._outputs)
+        aux = aux_nodes(self.nodes)
+        self.arg_nodes = [n for n in self.nodes if n.op is None and id(n) not in aux]
+        self.aux_nodes = [n for n in self.nodes if n.op is None and id(n) in aux]
+        self._calls = {}
+        self.forward = jax.jit(self._run, static_argnums=3)
+        self._fwd_bwd = {}
+
+    def _node_calls(self, is_train):
+        calls = self._calls.get(is_train)
+        if calls is None:
+            calls = self._calls[is_train] = {id(n): node_call(n, is_train) for n in self.nodes
+                                             if n.op is not None}
+        return calls
+
+    def _run(self, args, aux, key, is_train):
+        env = {}
+        for n, v in zip(self.arg_nodes, args):
+            env[id(n)] = [v]
+        for n, v in zip(self.aux_nodes, aux):
+            env[id(n)] = [v]
+        aux_pos = {id(n): i for i, n in enumerate(self.aux_nodes)}
+        new_aux = list(aux)
+        calls = self._node_calls(is_train)
+        for k, n in enumerate(self.nodes):
+            if n.op is None:
+                continue
+            ins = [env[id(src)][i] for src, i in n.inputs]
+            if n.op.rng:
+                ins.append(jnp.stack([key[0], key[1] * 65599 + k]).astype(jnp.uint32))
+            res = calls[id(n)](*ins)
+            res = list(res) if isinstance(res, (tuple, list)) else [res]
+            env[id(n)] = res
+            if is_train and n.op.aux_update is not None:
+                slots = [(j, src) for j, (src, _) in enumerate(n.inputs)
+                         if n.input_slot(j) in n.op.aux and id(src) in aux_pos]
+                updated = n.op.aux_update(n.params(), [ins[j] for j, _ in slots], res)
+                for (j, src), v in zip(slots, updated):
+                    new_aux[aux_pos[id(src)]] = v.astype(ins[j].dtype)
+        outs = [env[id(n)][i] for n, i in self.sym._outputs]
+        return outs, new_aux
+
+    def forward_backward(self, diff_mask):
+        """jit of (args, aux, key, head_grads) -> (outputs, new aux, grads of masked args)."""
+        f = self._fwd_bwd.get(diff_mask)
+        if f is None:
+            def fb(args, aux, key, head_grads):
+                def run(diff):
+                    it = iter(diff)
+                    full = [next(it) if m else a for a, m in zip(args, diff_mask)]
+                    return self._run(full, aux, key, True)
+                diff = [a for a, m in zip(args, diff_mask) if m]
+                outs, vjp, new_aux = jax.vjp(run, diff, has_aux=True)
+                heads = [jnp.ones_like(o) if h is None else h.astype(o.dtype)
+                         for o, h in zip(outs, head_grads)]
+                (grads,) = vjp(heads)
+                return outs, new_aux, grads
+            f = self._fwd_bwd[diff_mask] = jax.jit(fb)
+        return f
+
+
+def graph_function(sym):
+    key = sym.tojson()
+    g = _COMPILED.get(key)
+    if g is None:
+        g = _COMPILED[key] = GraphFunction(sym)
+    return g
+
+
+def _as_list(name, values, names, required=True):
+    if values is None:
+        return [None] * len(names)
+    if isinstance(values, dict):
+        missing = [n for n in names if n not in values]
+        if missing and required:
+            raise MXNetError(f"bind: {name} is missing {missing}")
+        return [values.get(n) for n in names]
+    values = list(values)
+    if len(values) != len(names):
+        raise MXNetError(f"bind: {name} has {len(values)} entries but the symbol needs "
+                         f"{len(names)} ({names})")
+    return values
+
+
+class Executor:
+    def __init__(self, sym, ctx, args, grads, reqs, aux):
+        self._symbol = sym
+        self._ctx = ctx
+        self._graph = graph_function(sym)
+        self._arg_names = sym.list_arguments()
+        self._aux_names = sym.list_auxiliary_states()
+        self.arg_arrays, self.grad_arrays, self.aux_arrays = args, grads, aux
+        self._reqs = reqs
+        self.outputs = []
+        self._key = None
+        self._last_train = False
+
+    # ---- construction ----------------------------------------------------------------
+    @classmethod
+    def bind(cls, sym, ctx, args, args_grad, grad_req, aux_states):
+        if not isinstance(ctx, Context):
+            raise TypeError(f"bind: ctx must be a Context, got {ctx!r}")
+        arg_names, aux_names = sym.list_arguments(), sym.list_auxiliary_states()
+        arg_list = _as_list("args", args, arg_names)
+        if any(a is None for a in arg_list):
+            raise MXNetError(f"bind: missing arguments {[n for n, a in zip(arg_names, arg_list) if a is None]}")
+        arg_list = [_on(a, ctx) for a in arg_list]
+        grad_list = _as_list("args_grad", args_grad, arg_names, required=False)
+        reqs = _reqs(grad_req, arg_names)
+        if args_grad is None:
+            reqs = ["null"] * len(arg_names)
+        reqs = [r if g is not None else "null" for r, g in zip(reqs, grad_list)]
+        aux_list = _as_list("aux_states", aux_states, aux_names)
+        if aux_names and any(a is None for a in aux_list):
+            raise MXNetError(f"bind: missing auxiliary states {aux_names}")
+        return cls(sym, ctx, arg_list, grad_list, reqs, [_on(a, ctx) for a in aux_list])
+
+    @classmethod
+    def simple_bind(cls, sym, ctx, grad_req, type_dict, shapes):
+        arg_shapes, _, aux_shapes = sym.infer_shape(**shapes)
+        if arg_shapes is None:
+            raise MXNetError(f"simple_bind: cannot infer all shapes from {shapes}")
+        arg_types, _, aux_types = sym.infer_type(**(type_dict or {})) if type_dict else (None, None,
+                                                                                          None)
+        arg_types = arg_types or [np.float32] * len(arg_shapes)
+        aux_types = aux_types or [np.float32] * len(aux_shapes)
+        args = [_nd_zeros(s, t, ctx) for s, t in zip(arg_shapes, arg_types)]
+        reqs = _reqs(grad_req, sym.list_arguments())
+        grads = [None if r == "null" else _nd_zeros(s, t, ctx)
+                 for r, s, t in zip(reqs, arg_shapes, arg_types)]
+        aux = [_nd_zeros(s, t, ctx) for s, t in zip(aux_shapes, aux_types)]
+        return cls(sym, ctx, args, grads, reqs, aux)
+
+    # ---- dictionaries ------------------------------------------------------------------
+    @property
+    def arg_dict(self):
+        return dict(zip(self._arg_names, self.arg_arrays))
+
+    @property
+    def grad_dict(self):
+        return {n: g for n, g in zip(self._arg_names, self.grad_arrays) if g is not None}
+
+    @property
+    def aux_dict(self):
+        return dict(zip(self._aux_names, self.aux_arrays))
+
+    @property
+    def output_dict(self):
+        return dict(zip(self._symbol.list_outputs(), self.outputs))
+
+    # ---- running -----------------------------------------------------------------------
+    def forward(self, is_train=False, **kwargs):
+        arg_dict = self.arg_dict
+        for k, v in kwargs.items():
+            if k not in arg_dict:
+                raise MXNetError(f"forward: unknown argument {k!r}; arguments are {self._arg_names}")
+            dst = arg_dict[k]
+            src = v if isinstance(v, NDArray) else _nd_array(v, dst.dtype, self._ctx)
+            if src.shape != dst.shape:
+                raise MXNetError(f"forward: shape of {k} is {src.shape}, bound as {dst.shape}; "
+                                 f"use reshape to change shapes")
+            dst._write(src._val().astype(dst.dtype))
+        from ..frontend import random as _random
+        self._key = _random.next_key()
+        self._last_train = bool(is_train)
+        outs, _ = self._graph.forward(self._values(self.arg_arrays), self._values(self.aux_arrays),
+                                      self._key, bool(is_train))
+        self._set_outputs(outs)
+        return self.outputs
+
+    def backward(self, out_grads=None, is_train=True):
+        if self._key is None:
+            raise MXNetError("backward: call forward(is_train=True) first")
+        mask = tuple(r != "null" for r in self._reqs)
+        if not any(mask) and not self.aux_arrays:
+            return
+        heads = _head_list(out_grads, len(self._symbol._outputs))
+        fb = self._graph.forward_backward(mask)
+        outs, new_aux, grads = fb(self._values(self.arg_arrays), self._values(self.aux_arrays),
+                                  self._key, heads)
+        self._set_outputs(outs)
+        if is_train:
+            for a, v in zip(self.aux_arrays, new_aux):
+                a._write(v)
+        it = iter(grads)
+        for g, r in zip(self.grad_arrays, self._reqs):
+            if r == "null":
+                continue
+            v = next(it)
+            if r == "add":
+                v = g._val() + v.astype(g.dtype)
+            g._write(v.astype(g.dtype))
+
+    def _set_outputs(self, outs):
+        if len(self.outputs) == len(outs) and all(o.shape == tuple(v.shape) and o.dtype == v.dtype
+                                                  for o, v in zip(self.outputs, outs)):
+            for o, v in zip(self.outputs, outs):
+                o._write(v)
+        else:
+            self.outputs = [_wrap(v, self._ctx) for v in outs]
+
+    @staticmethod
+    def _values(arrays):
+        return [a._val() for a in arrays]
+
+    # ---- parameters and shapes ------------------------------------------------------------
+    def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
+        for name, src in (arg_params or {}).items():
+            if name in self.arg_dict:
+                dst = self.arg_dict[name]
+                dst._write(_on(src, self._ctx)._val().astype(dst.dtype))
+            elif not allow_extra_params:
+                raise ValueError(f"Find name \"{name}\" that is not in the arguments")
+        for name, src in (aux_params or {}).items():
+            if name in self.aux_dict:
+                dst = self.aux_dict[name]
+                dst._write(_on(src, self._ctx)._val().astype(dst.dtype))
+            elif not allow_extra_params:
+                raise ValueError(f"Find name \"{name}\" that is not in the auxiliary states")
+
+    def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
+        """A new executor for new input shapes, sharing parameter arrays whose shape is unchanged."""
+        arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs)
+        if arg_shapes is None:
+            raise MXNetError(f"reshape: cannot infer shapes from {kwargs}")
+        args, grads = [], []
+        for name, old, g, shape in zip(self._arg_names, self.arg_arrays, self.grad_arrays, arg_shapes):
+            if old.shape == tuple(shape):
+                args.append(old)
+                grads.append(g)
+                continue
+            if name not in kwargs and not partial_shaping:
+                raise MXNetError(f"reshape: shape of {name} changed from {old.shape} to {shape}; "
+                                 f"pass partial_shaping=True to allow it")
+            args.append(_nd_zeros(shape, old.dtype, self._ctx))
+            grads.append(None if g is None else _nd_zeros(shape, g.dtype, self._ctx))
+        aux = [a if a.shape == tuple(s) else _nd_zeros(s, a.dtype, self._ctx)
+               for a, s in zip(self.aux_arrays, aux_shapes)]
+        return Executor(self._symbol, self._ctx, args, grads, list(self._reqs), aux)
+
+    def debug_str(self):
+        return self._symbol.debug_str()
+
+    def set_monitor_callback(self, callback, monitor_all=False):
+        self._monitor = callback
+
+
+def _reqs(grad_req, names):
+    if isinstance(grad_req, str):
+        reqs = [grad_req] * len(names)
+    elif isinstance(grad_req, dict):
+        reqs = [grad_req.get(n, "null") for n in names]
+    else:
+        reqs = list(grad_req)
+    for r in reqs:
+        if r not in ("write", "add", "null", "inplace"):
+            raise MXNetError(f"grad_req must be 'write', 'add' or 'null', got {r!r}")
+    return ["write" if r == "inplace" else r for r in reqs]
+
+
+def _head_list(out_grads, n):
+    if out_grads is None:
+        return [None] * n
+    if isinstance(out_grads, NDArray):
+        out_grads = [out_grads]
+    return [None if g is None else g._val() for g in out_grads]
+
+
+def _on(a, ctx):
+    if not isinstance(a, NDArray):
+        raise TypeError(f"bind expects NDArrays, got {type(a).__name__}")
+    return a
+
+
+def _nd_zeros(shape, dtype, ctx):
+    return _wrap(jnp.zeros(tuple(shape), dtype, device=ctx.jax_device()), ctx)
+
+
+def _nd_array(v, dtype, ctx):
+    return _wrap(jnp.asarray(np.asarray(v, dtype=dtype), device=ctx.jax_device()), ctx)

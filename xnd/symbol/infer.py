@@ -1,0 +1,154 @@
+"""Shape and dtype inference over a graph.
+
+Output shapes come from ``jax.eval_shape`` of each op's own function, so there
+is no second implementation to drift. The only per-op knowledge is the
+registry's ``param_shapes`` hook: MXNet infers weight shapes *from* the data
+(``fc1_weight`` is (num_hidden, in_units)), which no forward evaluation can do.
+"""
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..base import MXNetError
+from ..lowering.attrs import Shape
+from .symbol import aux_nodes, topo
+
+_KEY = jax.ShapeDtypeStruct((2,), jnp.uint32)
+
+
+def _declared_shape(node):
+    s = node.attrs.get("__shape__")
+    if s is None:
+        return None
+    shape = Shape(s)
+    return None if 0 in shape or not shape and s.strip() not in ("()",) else shape
+
+
+def _declared_dtype(node):
+    code = node.attrs.get("__dtype__")
+    if code is None:
+        return None
+    from ..serialization import CODE_DTYPES
+    return CODE_DTYPES[int(code)]
+
+
+def node_call(node, is_train):
+    """(function of input values [+ key], attrs) that evaluates one op node."""
+    op = node.op
+    attrs = dict(node.params())
+    if op.train:
+        attrs["is_train"] = is_train
+    if op.rng:
+        return lambda *xs: op.fn(*xs[:-1], **attrs, key=xs[-1])
+    return lambda *xs: op.fn(*xs, **attrs)
+
+
+def eval_node(node, in_structs, is_train=False):
+    """Abstract evaluation of one op node: a list of ShapeDtypeStructs (every internal output)."""
+    args = list(in_structs) + ([_KEY] if node.op.rng else [])
+    try:
+        res = jax.eval_shape(node_call(node, is_train), *args)
+    except MXNetError as e:
+        raise MXNetError(f"Error in operator {node.name}: {e}") from None
+    except (TypeError, ValueError, IndexError) as e:
+        shapes = ", ".join(str(tuple(s.shape)) for s in in_structs)
+        raise MXNetError(f"Error in operator {node.name} ({node.op.name}): inputs {shapes}: {e}") \
+            from None
+    return list(res) if isinstance(res, (tuple, list)) else [res]
+
+
+def propagate(sym, shapes, dtypes, is_train=False):
+    """Known variable shapes/dtypes -> {(id(node), i): ShapeDtypeStruct} for everything inferable."""
+    nodes = topo(sym._outputs)
+    out = {}
+    for n in nodes:
+        if n.op is None:
+            shape = shapes.get(n.name, _declared_shape(n))
+            if shape is not None:
+                dt = dtypes.get(n.name) or _declared_dtype(n) or np.float32
+                out[(id(n), 0)] = jax.ShapeDtypeStruct(tuple(shape), np.dtype(dt))
+            continue
+        ins = [out.get((id(src), i)) for src, i in n.inputs]
+        if any(s is None for s in ins) and n.op.param_shapes is not None:
+            filled = n.op.param_shapes(n.params(), [None if s is None else tuple(s.shape) for s in ins])
+            known = next((s for s in ins if s is not None), None)
+            for k, (src, i) in enumerate(n.inputs):
+                if ins[k] is None and filled[k] is not None and src.op is None:
+                    dt = dtypes.get(src.name) or _declared_dtype(src) or (
+                        known.dtype if known is not None else np.float32)
+                    ins[k] = out[(id(src), 0)] = jax.ShapeDtypeStruct(tuple(filled[k]), np.dtype(dt))
+        if all(s is not None for s in ins):
+            for i, s in enumerate(eval_node(n, ins, is_train)):
+                out[(id(n), i)] = s
+    return nodes, out
+
+
+def _named(sym, args, kwargs):
+    if args:
+        if kwargs:
+            raise ValueError("Can only specify known argument shapes either by positional or kwargs way.")
+        names = sym.list_arguments()
+        return {n: a for n, a in zip(names, args) if a is not None}
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
+def infer_shape(sym, args, kwargs, partial):
+    known = {k: Shape(v) for k, v in _named(sym, args, kwargs).items()}
+    nodes, out = propagate(sym, known, {})
+    aux = aux_nodes(nodes)
+    arg_nodes = [n for n in nodes if n.op is None and id(n) not in aux]
+    aux_list = [n for n in nodes if n.op is None and id(n) in aux]
+
+    def shape(key):
+        s = out.get(key)
+        return None if s is None else tuple(s.shape)
+    arg_shapes = [shape((id(n), 0)) for n in arg_nodes]
+    aux_shapes = [shape((id(n), 0)) for n in aux_list]
+    out_shapes = [shape((id(n), i)) for n, i in sym._outputs]
+    if partial:
+        fix = lambda xs: [() if x is None else x for x in xs]  # noqa: E731
+        return fix(arg_shapes), fix(out_shapes), fix(aux_shapes)
+    missing = [n.name for n, s in zip(arg_nodes + aux_list, arg_shapes + aux_shapes) if s is None]
+    if missing or any(s is None for s in out_shapes):
+        warnings.warn("Cannot decide shape for the following arguments (0s in shape means unknown "
+                      "dimensions). Consider providing them as input:\n" +
+                      "\n".join(f"\t{m}: ()" for m in missing), stacklevel=3)
+        return None, None, None
+    return arg_shapes, out_shapes, aux_shapes
+
+
+def infer_type(sym, args, kwargs):
+    from ..lowering.dtypes import np_dtype
+    known = {k: np_dtype(v) for k, v in _named(sym, args, kwargs).items()}
+    nodes = topo(sym._outputs)
+    dt = {}
+    for n in nodes:
+        if n.op is None:
+            t = known.get(n.name) or _declared_dtype(n)
+            if t is not None:
+                dt[(id(n), 0)] = np.dtype(t).type
+    # dtype-only pass: an op's outputs take its 'dtype' attribute or its first input's dtype;
+    # unknown inputs (weights) take the op's data dtype, as MXNet's default type inference does
+    for n in nodes:
+        if n.op is None:
+            continue
+        ins = [dt.get((id(src), i)) for src, i in n.inputs]
+        first = next((t for t in ins if t is not None), None)
+        for src, i in n.inputs:
+            if src.op is None and (id(src), 0) not in dt and first is not None:
+                dt[(id(src), 0)] = first
+        if first is None:
+            continue
+        attr_dt = n.params().get("dtype")
+        o = np.dtype(attr_dt).type if isinstance(attr_dt, str) else first
+        for i in range(n.num_outputs()):
+            dt[(id(n), i)] = o
+    aux = aux_nodes(nodes)
+    arg_t = [dt.get((id(n), 0)) for n in nodes if n.op is None and id(n) not in aux]
+    aux_t = [dt.get((id(n), 0)) for n in nodes if n.op is None and id(n) in aux]
+    out_t = [dt.get((id(n), i)) for n, i in sym._outputs]
+    if any(t is None for t in arg_t + aux_t + out_t):
+        return None, None, None
+    return arg_t, out_t, aux_t
