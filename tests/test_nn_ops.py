@@ -29,11 +29,8 @@ with open(os.path.join(HERE, "goldens", "nn", "nn_cases.json")) as _f:
 NPZ = np.load(os.path.join(HERE, "goldens", "nn", "nn_cases.npz"), allow_pickle=False)
 KEY = np.array([7, 11], np.uint32)
 
-FWD_TOL = dict(rtol=1e-5, atol=1e-6)
-GRAD_TOL = dict(rtol=1e-4, atol=1e-5)  # sums over many terms in a different order than MKLDNN
-TOL = {  # a few reductions over whole tensors accumulate more float32 rounding
-    "rnn_relu_2l_bi": dict(rtol=2e-5, atol=2e-6),
-}
+FWD_TOL = GRAD_TOL = dict(rtol=1e-5, atol=1e-6)
+TOL = {}  # per-case overrides, should a case ever need one
 
 OK = sorted(n for n, m in GOLD.items() if "error" not in m)
 GRAD = sorted(n for n in OK if GOLD[n]["grad"])
@@ -211,7 +208,6 @@ def test_symbol_json_string_attributes():
 
 
 def test_defaults_match_mxnet():
-    p = {n: registry.get(n).parse_attrs for n in ("BatchNorm", "Deconvolution", "Pooling", "LeakyReLU")}
     bn = registry.get("BatchNorm").params
     assert (bn["eps"].default, bn["momentum"].default, bn["fix_gamma"].default) == (1e-3, 0.9, True)
     assert registry.get("Deconvolution").params["no_bias"].default is True
@@ -223,7 +219,20 @@ def test_defaults_match_mxnet():
     assert registry.get("BatchNorm").aux == ("moving_mean", "moving_var")
     assert registry.get("Softmax") is registry.get("SoftmaxOutput")
     assert registry.get("stop_gradient") is registry.get("BlockGrad")
-    assert p
+
+
+NN_OPS = ("FullyConnected Convolution Deconvolution Pooling UpSampling BatchNorm LayerNorm "
+          "InstanceNorm GroupNorm L2Normalization LRN Activation LeakyReLU Dropout SoftmaxActivation "
+          "Embedding SequenceMask SequenceLast SequenceReverse RNN softmax_cross_entropy Pad pad "
+          "im2col col2im SoftmaxOutput Softmax LinearRegressionOutput LogisticRegressionOutput "
+          "MAERegressionOutput MakeLoss make_loss BlockGrad stop_gradient Crop depth_to_space "
+          "space_to_depth").split()
+
+
+def test_every_nn_op_is_in_nd():
+    for name in NN_OPS:
+        assert registry.exists(name), name
+        assert callable(getattr(mx.nd, name)), name
 
 
 def test_batchnorm_moving_update_rule():
@@ -315,6 +324,28 @@ def test_rnn_sequence_length_and_dropout():
     assert not np.allclose(np.asarray(f(x, params, h0, p=0.5, is_train=True, **kw)), ref)
 
 
+def test_lstm_state_clip():
+    """cuDNN semantics (MXNet 1.9.1's CPU kernel ignores lstm_state_clip_*): the cell state is
+    clipped after each step, before the hidden output is computed from it."""
+    rs = np.random.RandomState(4)
+    f = _fn("RNN")
+    T, N, I, H = 6, 2, 3, 4
+    params = rs.uniform(-1, 1, rnn_param_size("lstm", I, H, 1)).astype(np.float32)
+    x = (3 * rs.randn(T, N, I)).astype(np.float32)
+    h0, c0 = np.zeros((1, N, H), np.float32), np.zeros((1, N, H), np.float32)
+    kw = dict(state_size=H, num_layers=1, mode="lstm", state_outputs=True, key=KEY)
+    free = [np.asarray(a) for a in f(x, params, h0, c0, **kw)]
+    wide = [np.asarray(a) for a in f(x, params, h0, c0, lstm_state_clip_min=-100.0,
+                                     lstm_state_clip_max=100.0, **kw)]
+    for a, b in zip(free, wide):
+        np.testing.assert_array_equal(a, b)
+    assert np.abs(free[2]).max() > 0.3
+    out, hy, cy = (np.asarray(a) for a in f(x, params, h0, c0, lstm_state_clip_min=-0.3,
+                                             lstm_state_clip_max=0.3, **kw))
+    assert np.abs(cy).max() <= 0.3 + 1e-7
+    assert np.abs(out).max() <= np.tanh(0.3) + 1e-6
+
+
 def test_pooling_same_and_im2col_extensions():
     # 'same' (1-D max only, as documented; MXNet 1.9.1 itself fails on it): out = ceil(n / s)
     x = np.arange(7, dtype=np.float32).reshape(1, 1, 7)
@@ -340,3 +371,19 @@ def test_batchnorm_train_visible_outputs_through_nd():
     outs = mx.nd.BatchNorm(*args, output_mean_var=True)
     assert len(outs) == 3 and outs[1].shape == (3,)
     np.testing.assert_allclose(outs[2].asnumpy(), 1 / np.sqrt(1 + 1e-3) * np.ones(3), rtol=1e-6)
+
+
+INFER_SKIP = {"so_soft_label", "reg_label_1d", "prelu_scalar"}  # other label/gamma shapes MXNet accepts
+
+
+@pytest.mark.parametrize("name", [n for n in OK if n not in INFER_SKIP and hasattr(
+    registry.get(GOLD[n]["op"]).fn, "infer_shapes")])
+def test_infer_shapes_from_data(name):
+    """``fn.infer_shapes(attrs, data_shape)``: the parameter shapes symbol code infers."""
+    m = GOLD[name]
+    op = registry.get(m["op"])
+    ins = dict(zip(m["inputs"], _inputs(name)))
+    got = op.fn.infer_shapes(op.parse_attrs(_attrs(name)), ins[m["inputs"][0]].shape)
+    for k, shape in got.items():
+        if k in ins:
+            assert tuple(shape) == ins[k].shape, (name, k)

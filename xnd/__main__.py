@@ -1,27 +1,49 @@
 """`python -m xnd` (also the `xnd` console script).
 
-    python -m xnd                      run the bundled tour, xnd/examples/seed_tour.py
+    python -m xnd                      the demo: train, checkpoint and reload two legacy-style
+                                       MXNet scripts (xnd/examples/lenet_module.py, gluon_trainer.py)
+    python -m xnd demo [--epochs N]    the same, with N epochs each
     python -m xnd run SCRIPT [ARGS]    run an unmodified MXNet script on xnd
+    python -m xnd check PATH...        static porting report of the MXNet APIs a code base uses
+    python -m xnd coverage [--markdown] [-o FILE]   what xnd implements (docs/coverage.md)
     python -m xnd info                 versions, devices, mx.context.num_gpus()
+    python -m xnd tour                 the tour of MXNet's NDArray (xnd/examples/seed_tour.py)
 """
 
 import os
 import runpy
 import sys
+import time
 
 USAGE = """\
 usage: python -m xnd [COMMAND]
 
 commands:
-  (none)                 run the bundled tour of MXNet's NDArray (xnd/examples/seed_tour.py)
+  (none)                 the demo: trains a LeNet-like network on the bundled 8x8 digits with
+                         Module.fit, then the same task with a Gluon Trainer loop; each script
+                         checkpoints, reloads and checks the reloaded accuracy
+  demo [--epochs N]      the same demo, N epochs per script
   run SCRIPT [ARGS...]   run an unmodified MXNet script: `import mxnet` gives xnd;
                          SCRIPT sees sys.argv == [SCRIPT, ARGS...] and __name__ == '__main__'
+  check [--json] [--unknown] PATH...
+                         static porting report: parses (never runs) the .py files and .ipynb
+                         notebooks under PATH and sorts every MXNet API they use into
+                         supported / unsupported / unknown; exit status 1 if anything is unsupported
+  coverage [--markdown] [-o FILE]
+                         what xnd implements, from its operator registry and module table
+                         (docs/coverage.md is `coverage --markdown -o docs/coverage.md`)
   info                   print the versions of xnd, jax, jaxlib, numpy, the JAX devices
                          and mx.context.num_gpus()
+  tour                   run the tour of MXNet's NDArray (xnd/examples/seed_tour.py)
   help                   print this message
 """
 
-TOUR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples", "seed_tour.py")
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples")
+TOUR = os.path.join(EXAMPLES, "seed_tour.py")
+DEMOS = [
+    (os.path.join(EXAMPLES, "lenet_module.py"), "a LeNet-like symbol trained with Module.fit"),
+    (os.path.join(EXAMPLES, "gluon_trainer.py"), "a HybridSequential network trained with gluon.Trainer"),
+]
 
 
 def run_script(path, args=()):
@@ -48,6 +70,40 @@ def run_script(path, args=()):
             tb = tb.tb_next  # start at the script's frame, as `python script.py` does
         sys.excepthook(type(e), e.with_traceback(tb), tb)
         return 1
+    return 0
+
+
+def _exit_code(e):
+    code = e.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def demo(args=()):
+    """Run the bundled demo scripts one after the other; the first failure's status is returned."""
+    args = list(args)
+    if args and not (len(args) == 2 and args[0] == "--epochs" and args[1].isdigit()):
+        print("usage: python -m xnd demo [--epochs N]", file=sys.stderr)
+        return 2
+    saved_argv, saved_path = list(sys.argv), list(sys.path)
+    for i, (script, what) in enumerate(DEMOS, start=1):
+        print(f"== xnd demo {i}/{len(DEMOS)}: {os.path.basename(script)}: {what} ==", flush=True)
+        tic = time.time()
+        try:
+            status = run_script(script, args)
+        except SystemExit as e:
+            status = _exit_code(e)
+        finally:
+            sys.argv, sys.path[:] = saved_argv, saved_path
+        sys.stdout.flush()
+        if status:
+            print(f"xnd demo: {os.path.basename(script)} failed (exit status {status})", file=sys.stderr)
+            return status
+        print(f"== {os.path.basename(script)} done in {time.time() - tic:.1f} s ==\n", flush=True)
     return 0
 
 
@@ -84,12 +140,22 @@ def info():
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:
-        return run_script(TOUR)
+        return demo()
     cmd, rest = argv[0], argv[1:]
     if cmd == "run" and rest:
         return run_script(rest[0], rest[1:])
+    if cmd == "demo":
+        return demo(rest)
+    if cmd == "check":
+        from xnd.porting import check
+        return check.main(rest)
+    if cmd == "coverage":
+        from xnd.porting import coverage
+        return coverage.main(rest)
     if cmd == "info" and not rest:
         return info()
+    if cmd == "tour" and not rest:
+        return run_script(TOUR)
     if cmd in ("help", "-h", "--help"):
         print(USAGE, end="")
         return 0

@@ -21,6 +21,13 @@ tape.install()
 _GRAD_REQS = ("write", "add", "null")
 
 
+class GradReqError(MXNetError, KeyError):
+    """A grad_req outside write/add/null (MXNet raises KeyError: catching either works)."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
 def set_recording(is_recording):  # pylint: disable=redefined-outer-name
     """Set recording on/off; returns the previous state."""
     prev = STATE.recording
@@ -89,7 +96,7 @@ def predict_mode():
 
 def _check_req(req):
     if req not in _GRAD_REQS:
-        raise MXNetError(f"grad_req must be one of 'write', 'add', 'null', got {req!r}")
+        raise GradReqError(f"grad_req must be one of 'write', 'add', 'null', got {req!r}")
     return req
 
 

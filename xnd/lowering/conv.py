@@ -26,7 +26,7 @@ CudnnTune = optional(choice("None", "fastest", "limited_workspace", "off"))
 
 
 def _fmt(shape):
-    return "(" + ",".join(str(d) for d in shape) + ")"
+    return str(tuple(int(d) for d in shape)).replace(" ", "")
 
 
 def _nsp(op, data, kernel, layout=None, min_nd=1):
@@ -130,6 +130,21 @@ def convolution(data, weight, bias=None, *, kernel: Shape, stride: Shape = (), d
     return _add_bias(out, bias, nd, layout)
 
 
+def _conv_shapes(attrs, data_shape):
+    """Input shapes MXNet infers from data for Convolution (symbol ``infer_shape``)."""
+    k, f, g = tuple(attrs["kernel"]), attrs["num_filter"], attrs.get("num_group", 1)
+    if _channel_last(attrs.get("layout")):
+        out = {"weight": (f,) + k + (data_shape[-1] // g,)}
+    else:
+        out = {"weight": (f, data_shape[1] // g) + k}
+    if not attrs.get("no_bias", False):
+        out["bias"] = (f,)
+    return out
+
+
+convolution.infer_shapes = _conv_shapes
+
+
 def deconv_pads(sizes, kernel, stride, dilate, pad, adj, target_shape):
     """MXNet's Deconvolution geometry: (pad, adj) per spatial dim, from target_shape if set."""
     if not target_shape or not any(target_shape):
@@ -198,6 +213,21 @@ def deconvolution(data, weight, bias=None, *, kernel: Shape, stride: Shape = (),
                              f"{_fmt(data.shape)}, kernel={_fmt(kernel)}, pad={_fmt(pad)}")
     out = _add_bias(out, bias, nd, None)
     return _from_ncx(out, layout)
+
+
+def _deconv_shapes(attrs, data_shape):
+    """Input shapes MXNet infers from data for Deconvolution: weight (C_in, F/g, *kernel)."""
+    k, f, g = tuple(attrs["kernel"]), attrs["num_filter"], attrs.get("num_group", 1)
+    if _channel_last(attrs.get("layout")):
+        out = {"weight": (data_shape[-1],) + k + (f // g,)}
+    else:
+        out = {"weight": (data_shape[1], f // g) + k}
+    if not attrs.get("no_bias", True):
+        out["bias"] = (f,)
+    return out
+
+
+deconvolution.infer_shapes = _deconv_shapes
 
 
 # ---- Pooling ---------------------------------------------------------------------------------
@@ -334,6 +364,16 @@ def upsampling(*data, scale: Int, num_filter: Int = 0, sample_type: choice("bili
             out = out + u
         return out
     return jnp.concatenate(ups, axis=1)
+
+
+def _upsampling_shapes(attrs, data_shape):
+    if attrs.get("sample_type") != "bilinear":
+        return {}
+    k = 2 * attrs["scale"] - attrs["scale"] % 2
+    return {"weight": (data_shape[1], 1, k, k)}
+
+
+upsampling.infer_shapes = _upsampling_shapes
 
 
 # ---- im2col / col2im -------------------------------------------------------------------------

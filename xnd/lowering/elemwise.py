@@ -12,7 +12,7 @@ import numpy as np
 from jax import lax
 
 from ..base import MXNetError
-from .attrs import Float
+from .attrs import Float, Int
 from .dtypes import same_dtype
 from .registry import Dynamic, register
 
@@ -108,9 +108,15 @@ def _scalar(f, reverse=False):
     return op
 
 
+def same_shapes(attrs, shapes):
+    """Graph shape inference: every input of a same-shape op has the known input's shape."""
+    known = next((s for s in shapes if s is not None), None)
+    return [known if s is None else s for s in shapes]
+
+
 for _base, (_same, _bcast, _sc) in _NAMES.items():
     _f = BINARY[_base]
-    register(_same[0], *_same[1:])(_same_shape(_same[0], _f))
+    register(_same[0], *_same[1:], param_shapes=same_shapes)(_same_shape(_same[0], _f))
     register(_bcast[0], *_bcast[1:])(_broadcast(_bcast[0], _f))
     register(_sc)(_scalar(_f))
     if _base in _REVERSED:
@@ -191,8 +197,8 @@ def smooth_l1(data, *, scalar: Float = 1.0):
     return jnp.where(ax < 1.0 / s2, 0.5 * s2 * data * data, ax - 0.5 / s2).astype(data.dtype)
 
 
-@register("add_n", "ElementWiseSum", "_sum")
-def add_n(*args):
+@register("add_n", "ElementWiseSum", "_sum", param_shapes=same_shapes)
+def add_n(*args, num_args: Int = None):
     """Sum of any number of same-shape, same-dtype arrays."""
     same_dtype("add_n", *args)
     out = args[0]

@@ -18,7 +18,7 @@ Normalization = choice("batch", "null", "valid")
 
 
 def _fmt(shape):
-    return "(" + ",".join(str(d) for d in shape) + ")"
+    return str(tuple(int(d) for d in shape)).replace(" ", "")
 
 
 def _head_ignoring(forward, grad):
@@ -40,9 +40,7 @@ def _head_ignoring(forward, grad):
 
 
 def _int_label(label):
-    if jnp.issubdtype(label.dtype, jnp.integer):
-        return label.astype(jnp.int64)
-    return label.astype(jnp.int64)  # truncation toward zero, as MXNet's cast
+    return label.astype(jnp.int64)  # float labels truncate toward zero, as MXNet's cast
 
 
 @register("SoftmaxOutput", "Softmax")
@@ -52,32 +50,32 @@ def softmax_output(data, label, *, grad_scale: Float = 1.0, ignore_label: Float 
                    out_grad: Bool = False, smooth_alpha: Float = 0.0):
     """Softmax forward (axis 1; the last axis with preserve_shape; data flattened to
     (N, -1) otherwise). Backward: grad_scale * (p - onehot(label)) / norm, ignoring the head
-    gradient; see OPERATORS.md §6 for ignore_label, normalization and multi_output."""
+    gradient; see OPERATORS.md §6 for ignore_label and multi_output. Normalisation:
+    'null' divides by nothing (multi_output: by the spatial size), 'batch' by label.size,
+    'valid' by the number of labels != ignore_label (at least 1)."""
     op = "SoftmaxOutput"
     shape = data.shape
     if data.ndim < 1:
         raise MXNetError(f"{op}: data must be at least 1-D")
     soft = label.shape == shape  # a probability distribution per row
+    flat = False
     if preserve_shape:
-        axis, spatial = data.ndim - 1, 1
-        lshape = shape[:-1]
+        axis, spatial, lshape = data.ndim - 1, 1, shape[:-1]
     elif multi_output:
         if data.ndim < 2:
             raise MXNetError(f"{op}: multi_output needs data (N, C, ...), got {_fmt(shape)}")
-        axis, spatial = 1, 1
-        for d in shape[2:]:
-            spatial *= d
-        lshape = (shape[0],) + shape[2:]
+        axis, spatial, lshape = 1, _size(shape[2:]), (shape[0],) + shape[2:]
     else:
-        axis, spatial = 1, 1
-        lshape = (shape[0],)
+        # 2-D (N, C); higher ranks are flattened to (N, -1), MXNet wants a label shaped
+        # data.shape[:-1] and reads its first N entries
+        axis, spatial, lshape = 1, 1, shape[:-1]
+        flat = data.ndim > 2
     if not soft and label.size != _size(lshape):
         raise MXNetError(f"{op}: shape inconsistent: label has shape {_fmt(label.shape)}, "
                          f"expected {_fmt(lshape)} for data {_fmt(shape)} "
                          f"(multi_output={multi_output}, preserve_shape={preserve_shape})")
-    flat = not (preserve_shape or multi_output) and data.ndim != 2
     n = shape[0]
-    c = shape[axis] if not flat else (data.size // n if n else 0)
+    c = (data.size // n if n else 0) if flat else shape[axis]
 
     def to_comp(x):
         return x.reshape((n, -1)) if flat else x
@@ -91,8 +89,9 @@ def softmax_output(data, label, *, grad_scale: Float = 1.0, ignore_label: Float 
             target = to_comp(l).astype(p.dtype)
             keep = None
             valid = jnp.asarray(n, p.dtype)
+            count = n
         else:
-            li = _int_label(l).reshape(lshape if not flat else (n,))
+            li = _int_label(l).reshape(-1)[:n] if flat else _int_label(l).reshape(lshape)
             hit = jnp.expand_dims(li, axis) == jnp.arange(c).reshape(
                 (-1,) + (1,) * (p.ndim - 1 - axis))
             if smooth_alpha:
@@ -104,6 +103,7 @@ def softmax_output(data, label, *, grad_scale: Float = 1.0, ignore_label: Float 
             ign = li == int(ignore_label)
             keep = jnp.expand_dims(~ign, axis) if use_ignore else None
             valid = jnp.maximum(jnp.sum(~ign), 1).astype(p.dtype)
+            count = label.size
         g = p - target
         if out_grad:
             g = g * p
@@ -111,14 +111,23 @@ def softmax_output(data, label, *, grad_scale: Float = 1.0, ignore_label: Float 
             g = jnp.where(keep, g, jnp.zeros((), g.dtype))
         if normalization == "valid":
             g = g / valid
-        else:
-            if multi_output and not preserve_shape:
-                g = g / spatial
-            if normalization == "batch":
-                g = g / n
+        elif normalization == "batch":
+            g = g / count
+        elif multi_output and not preserve_shape:
+            g = g / spatial
         return (g * grad_scale).reshape(shape)
 
     return _head_ignoring(forward, grad)(data, label)
+
+
+def _so_shapes(attrs, data_shape):
+    """The label shape MXNet infers for SoftmaxOutput (symbol ``infer_shape``)."""
+    if attrs.get("multi_output") and not attrs.get("preserve_shape"):
+        return {"label": (data_shape[0],) + tuple(data_shape[2:])}
+    return {"label": tuple(data_shape[:-1])}
+
+
+softmax_output.infer_shapes = _so_shapes
 
 
 def _size(shape):
@@ -143,6 +152,7 @@ def _regression(name, fwd_fn, grad_fn):
             return grad_fn(diff) * (grad_scale / num_output)
 
         return _head_ignoring(forward, grad)(data, label)
+    op.infer_shapes = lambda attrs, data_shape: {"label": tuple(data_shape)}
     op.__name__ = name
     op.__doc__ = (f"{name}: forward as documented, backward "
                   f"grad_scale * f(out - label) / (label.size / N), ignoring the head gradient.")

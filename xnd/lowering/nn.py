@@ -16,7 +16,7 @@ from .registry import register
 
 
 def _fmt(shape):
-    return "(" + ",".join(str(d) for d in shape) + ")"
+    return str(tuple(int(d) for d in shape)).replace(" ", "")
 
 
 def _hi(x):
@@ -49,6 +49,20 @@ def fully_connected(data, weight, bias=None, *, num_hidden: Int, no_bias: Bool =
     return out if bias is None else out + bias.astype(out.dtype)
 
 
+def _fc_shapes(attrs, data_shape):
+    """Input shapes MXNet infers from data for FullyConnected (symbol ``infer_shape``)."""
+    n_in = 1
+    for d in (data_shape[1:] if attrs.get("flatten", True) else data_shape[-1:]):
+        n_in *= d
+    out = {"weight": (attrs["num_hidden"], n_in)}
+    if not attrs.get("no_bias", False):
+        out["bias"] = (attrs["num_hidden"],)
+    return out
+
+
+fully_connected.infer_shapes = _fc_shapes
+
+
 def _relu(x):
     return jnp.where(x > 0, x, jnp.zeros((), x.dtype))
 
@@ -74,6 +88,29 @@ def activation(data, *, act_type: choice("relu", "sigmoid", "softrelu", "softsig
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_LAMBDA = 1.0507009873554804934193349852946
+
+
+@jax.custom_vjp
+def _selu(x):
+    zero = jnp.zeros((), x.dtype)
+    neg = jnp.asarray(_SELU_ALPHA, x.dtype) * jnp.expm1(jnp.minimum(x, zero))
+    return jnp.asarray(_SELU_LAMBDA, x.dtype) * jnp.where(x > 0, x, neg)
+
+
+def _selu_fwd(x):
+    y = _selu(x)
+    return y, (x, y)
+
+
+def _selu_bwd(res, dy):
+    # MXNet 1.9.1's selu gradient for x <= 0 is lambda * (y + alpha) (y the output), not the
+    # derivative lambda * alpha * exp(x) = y + lambda * alpha; reproduced as observed.
+    x, y = res
+    lam, al = jnp.asarray(_SELU_LAMBDA, x.dtype), jnp.asarray(_SELU_ALPHA, x.dtype)
+    return (dy * jnp.where(x > 0, lam, lam * (y + al)),)
+
+
+_selu.defvjp(_selu_fwd, _selu_bwd)
 
 
 def _leaky_visible(attrs):
@@ -107,8 +144,7 @@ def leaky_relu(data, gamma=None, *,
     if act_type == "elu":
         return jnp.where(x > 0, x, jnp.asarray(slope, x.dtype) * jnp.expm1(jnp.minimum(x, zero)))
     if act_type == "selu":
-        neg = jnp.asarray(_SELU_ALPHA, x.dtype) * jnp.expm1(jnp.minimum(x, zero))
-        return jnp.asarray(_SELU_LAMBDA, x.dtype) * jnp.where(x > 0, x, neg)
+        return _selu(x)
     if act_type == "gelu":
         return (0.5 * x * (1 + lax.erf(x / jnp.sqrt(jnp.asarray(2.0, x.dtype))))).astype(x.dtype)
     # rrelu
@@ -117,6 +153,10 @@ def leaky_relu(data, gamma=None, *,
     else:
         s = jnp.full(x.shape, (lower_bound + upper_bound) / 2.0, x.dtype)
     return jnp.where(x > 0, x, s * x), s
+
+
+leaky_relu.infer_shapes = lambda attrs, data_shape: (
+    {"gamma": (data_shape[1] if len(data_shape) > 1 else 1,)} if attrs.get("act_type") == "prelu" else {})
 
 
 @register("Dropout", num_visible=1)
@@ -141,8 +181,27 @@ def dropout(data, *, p: Float = 0.5, mode: choice("always", "training") = "train
 
 @register("SoftmaxActivation")
 def softmax_activation(data, *, mode: choice("channel", "instance") = "instance"):
-    """instance: softmax over the last axis; channel: over axis 1 (NCHW)."""
-    return jax.nn.softmax(data, axis=1 if mode == "channel" else -1).astype(data.dtype)
+    """instance: softmax over the last axis; channel: over axis 1 (NCHW).
+
+    MXNet's backward always reduces over axis 1, so for instance mode on data of 3 or more
+    dimensions its gradient is p * (dy - sum(dy * p, axis=1)); reproduced here.
+    """
+    if mode == "channel" or data.ndim <= 2:
+        return jax.nn.softmax(data, axis=1 if mode == "channel" else -1).astype(data.dtype)
+
+    @jax.custom_vjp
+    def f(x):
+        return jax.nn.softmax(x, axis=-1).astype(x.dtype)
+
+    def fwd(x):
+        out = f(x)
+        return out, out
+
+    def bwd(out, dy):
+        return (out * (dy - jnp.sum(dy * out, axis=1, keepdims=True)),)
+
+    f.defvjp(fwd, bwd)
+    return f(data)
 
 
 @register("Embedding")
@@ -154,6 +213,10 @@ def embedding(data, weight, *, input_dim: Int, output_dim: Int, dtype: Dtype = "
                          f"({input_dim},{output_dim})")
     idx = data if jnp.issubdtype(data.dtype, jnp.integer) else data.astype(jnp.int64)
     return jnp.take(weight, jnp.clip(idx, 0, input_dim - 1), axis=0)
+
+
+embedding.infer_shapes = lambda attrs, data_shape: {
+    "weight": (attrs["input_dim"], attrs["output_dim"])}
 
 
 # ---- Sequence ops ----------------------------------------------------------------------------

@@ -26,6 +26,7 @@ MXNet also writes 1s into the ``gamma`` array itself when ``fix_gamma=True`` (on
 every call, training or not); a pure op cannot, so that side effect is the
 caller's to reproduce if it matters.
 """
+import jax
 import jax.numpy as jnp
 from jax import lax
 
@@ -35,7 +36,7 @@ from .registry import register
 
 
 def _fmt(shape):
-    return "(" + ",".join(str(d) for d in shape) + ")"
+    return str(tuple(int(d) for d in shape)).replace(" ", "")
 
 
 def _param_dtype(data):
@@ -84,7 +85,11 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps: Float = 1e-3,
                output_mean_var: Bool = False, axis: Int = 1, cudnn_off: Bool = False,
                min_calib_range: optional(Float) = None, max_calib_range: optional(Float) = None,
                is_train=False):
-    """Normalises over every axis but ``axis``; returns (out, mean, invstd) (see module doc)."""
+    """Normalises over every axis but ``axis``; returns (out, mean, invstd) (see module doc).
+
+    Gradients follow MXNet's (training-mode) backward: batch statistics in training; with
+    ``use_global_stats`` a plain scale; in inference mode see ``_bn_predict``. gamma's
+    gradient is 0 with ``fix_gamma``; the moving statistics get none."""
     op = "BatchNorm"
     if data.ndim < 1:
         raise MXNetError(f"{op}: data must have at least 1 dimension")
@@ -100,20 +105,59 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps: Float = 1e-3,
     bshape = tuple(c if i == ax else 1 for i in range(data.ndim))
     x = data.astype(pdt)
     e = jnp.asarray(eps, pdt)
+    g = jnp.ones((c,), pdt) if fix_gamma else gamma.astype(pdt)
+    b = beta.astype(pdt)
     if is_train and not use_global_stats:
         mean = jnp.mean(x, axis=red)
         var = jnp.mean(jnp.square(x - mean.reshape(bshape)), axis=red)
+        invstd = lax.rsqrt(var + e)
+        out = (x - mean.reshape(bshape)) * (g * invstd).reshape(bshape) + b.reshape(bshape)
+        return out.astype(data.dtype), mean, invstd
+    mean = lax.stop_gradient(moving_mean.astype(pdt))
+    invstd = lax.rsqrt(lax.stop_gradient(moving_var.astype(pdt)) + e)
+    if use_global_stats:
+        out = (x - mean.reshape(bshape)) * (g * invstd).reshape(bshape) + b.reshape(bshape)
     else:
-        mean = lax.stop_gradient(moving_mean.astype(pdt))
-        var = lax.stop_gradient(moving_var.astype(pdt))
-    invstd = lax.rsqrt(var + e)
-    g = jnp.ones((c,), pdt) if fix_gamma else gamma.astype(pdt)
-    scale = (g * invstd).reshape(bshape)
-    out = (x - mean.reshape(bshape)) * scale + beta.astype(pdt).reshape(bshape)
+        out = _bn_predict(x, g, b, mean, invstd, red, bshape, fix_gamma)
     return out.astype(data.dtype), mean, invstd
 
 
+def _bn_predict(x, g, b, mean, invstd, red, bshape, fix_gamma):
+    """Inference-mode BatchNorm with MXNet's gradient: its backward runs in training mode
+    (``backward(train_mode=True)`` is the default), so the data gradient is the batch-norm
+    formula g*invstd*(dy - mean(dy) - xhat*mean(dy*xhat)) evaluated with the moving stats."""
+    @jax.custom_vjp
+    def f(x, g, b, mean, invstd):
+        xhat = (x - mean.reshape(bshape)) * invstd.reshape(bshape)
+        return xhat * g.reshape(bshape) + b.reshape(bshape)
+
+    def fwd(x, g, b, mean, invstd):
+        return f(x, g, b, mean, invstd), (x, g, mean, invstd)
+
+    def bwd(res, dy):
+        x, g, mean, invstd = res
+        xhat = (x - mean.reshape(bshape)) * invstd.reshape(bshape)
+        mdy = jnp.mean(dy, axis=red, keepdims=True)
+        mdyx = jnp.mean(dy * xhat, axis=red, keepdims=True)
+        dx = (g * invstd).reshape(bshape) * (dy - mdy - xhat * mdyx)
+        dg = jnp.zeros_like(g) if fix_gamma else jnp.sum(dy * xhat, axis=red)
+        return dx, dg, jnp.sum(dy, axis=red), jnp.zeros_like(mean), jnp.zeros_like(invstd)
+
+    f.defvjp(fwd, bwd)
+    return f(x, g, b, mean, invstd)
+
+
 batch_norm.aux_update = batchnorm_aux_update
+
+
+def _channel_shapes(names, axis_key=None, default_axis=1):
+    def infer(attrs, data_shape):
+        ax = attrs.get(axis_key, default_axis) if axis_key else default_axis
+        return {n: (data_shape[ax % len(data_shape)],) for n in names}
+    return infer
+
+
+batch_norm.infer_shapes = _channel_shapes(("gamma", "beta", "moving_mean", "moving_var"), "axis")
 
 
 def _stats(x, axes):
@@ -141,6 +185,9 @@ def layer_norm(data, gamma, beta, *, axis: Int = -1, eps: Float = 1e-5,
     return out.astype(data.dtype), mean, std
 
 
+layer_norm.infer_shapes = _channel_shapes(("gamma", "beta"), "axis", -1)
+
+
 @register("InstanceNorm")
 def instance_norm(data, gamma, beta, *, eps: Float = 1e-3):
     """Per (sample, channel) normalisation over the spatial axes (biased variance)."""
@@ -154,6 +201,9 @@ def instance_norm(data, gamma, beta, *, eps: Float = 1e-3):
     bshape = (1, c) + (1,) * (data.ndim - 2)
     out = (data - mean) * lax.rsqrt(var + jnp.asarray(eps, data.dtype))
     return (out * gamma.reshape(bshape) + beta.reshape(bshape)).astype(data.dtype)
+
+
+instance_norm.infer_shapes = _channel_shapes(("gamma", "beta"))
 
 
 def _gn_visible(attrs):
@@ -178,6 +228,10 @@ def group_norm(data, gamma, beta, *, num_groups: Int = 1, eps: Float = 1e-5,
     std = jnp.sqrt(var + jnp.asarray(eps, data.dtype))
     out = (x - mean) / std * gamma.reshape((1, -1, 1)) + beta.reshape((1, -1, 1))
     return out.reshape(data.shape).astype(data.dtype), mean[..., 0], std[..., 0]
+
+
+group_norm.infer_shapes = lambda attrs, data_shape: {
+    n: (attrs.get("num_groups", 1),) for n in ("gamma", "beta")}
 
 
 @register("L2Normalization")

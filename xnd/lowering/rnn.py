@@ -28,7 +28,7 @@ _GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
 
 
 def _fmt(shape):
-    return "(" + ",".join(str(d) for d in shape) + ")"
+    return str(tuple(int(d) for d in shape)).replace(" ", "")
 
 
 def rnn_param_shapes(mode, input_size, state_size, num_layers, bidirectional=False,
@@ -207,3 +207,20 @@ def rnn(data, parameters, state, state_cell=None, sequence_length=None, *, state
     if mode == "lstm":
         return x, hy, jnp.stack(cs)
     return x, hy
+
+
+def _rnn_shapes(attrs, data_shape):
+    """Input shapes MXNet infers from data (T, N, I) for RNN."""
+    T, N, I = data_shape
+    d = 2 if attrs.get("bidirectional") else 1
+    layers, h, proj = attrs["num_layers"], attrs["state_size"], attrs.get("projection_size")
+    out = {"parameters": (rnn_param_size(attrs["mode"], I, h, layers, d == 2, proj),),
+           "state": (layers * d, N, proj or h)}
+    if attrs["mode"] == "lstm":
+        out["state_cell"] = (layers * d, N, h)
+    if attrs.get("use_sequence_length"):
+        out["sequence_length"] = (N,)
+    return out
+
+
+rnn.infer_shapes = _rnn_shapes

@@ -100,12 +100,12 @@ def _as_list(name, values, names, required=True):
     if isinstance(values, dict):
         missing = [n for n in names if n not in values]
         if missing and required:
-            raise MXNetError(f"bind: {name} is missing {missing}")
+            raise ValueError(f"key `{missing[0]}` is missing in `{name}`")
         return [values.get(n) for n in names]
     values = list(values)
     if len(values) != len(names):
-        raise MXNetError(f"bind: {name} has {len(values)} entries but the symbol needs "
-                         f"{len(names)} ({names})")
+        raise ValueError(f"Length of {name} does not match the number of arguments: "
+                         f"{len(values)} vs {len(names)} ({names})")
     return values
 
 
@@ -130,7 +130,7 @@ class Executor:
         arg_names, aux_names = sym.list_arguments(), sym.list_auxiliary_states()
         arg_list = _as_list("args", args, arg_names)
         if any(a is None for a in arg_list):
-            raise MXNetError(f"bind: missing arguments {[n for n, a in zip(arg_names, arg_list) if a is None]}")
+            raise ValueError(f"bind: missing arguments {[n for n, a in zip(arg_names, arg_list) if a is None]}")
         arg_list = [_on(a, ctx) for a in arg_list]
         grad_list = _as_list("args_grad", args_grad, arg_names, required=False)
         reqs = _reqs(grad_req, arg_names)
@@ -139,7 +139,7 @@ class Executor:
         reqs = [r if g is not None else "null" for r, g in zip(reqs, grad_list)]
         aux_list = _as_list("aux_states", aux_states, aux_names)
         if aux_names and any(a is None for a in aux_list):
-            raise MXNetError(f"bind: missing auxiliary states {aux_names}")
+            raise ValueError(f"bind: missing auxiliary states {aux_names}")
         return cls(sym, ctx, arg_list, grad_list, reqs, [_on(a, ctx) for a in aux_list])
 
     @classmethod
@@ -165,7 +165,7 @@ class Executor:
 
     @property
     def grad_dict(self):
-        return {n: g for n, g in zip(self._arg_names, self.grad_arrays) if g is not None}
+        return dict(zip(self._arg_names, self.grad_arrays))
 
     @property
     def aux_dict(self):
@@ -180,12 +180,12 @@ class Executor:
         arg_dict = self.arg_dict
         for k, v in kwargs.items():
             if k not in arg_dict:
-                raise MXNetError(f"forward: unknown argument {k!r}; arguments are {self._arg_names}")
+                raise TypeError(f"Unknown argument {k!r}; arguments are {self._arg_names}")
             dst = arg_dict[k]
             src = v if isinstance(v, NDArray) else _nd_array(v, dst.dtype, self._ctx)
             if src.shape != dst.shape:
-                raise MXNetError(f"forward: shape of {k} is {src.shape}, bound as {dst.shape}; "
-                                 f"use reshape to change shapes")
+                raise ValueError(f"Shape not match! Argument {k}, need: {dst.shape}, received: "
+                                 f"{src.shape}")
             dst._write(src._val().astype(dst.dtype))
         from ..frontend import random as _random
         self._key = _random.next_key()
@@ -196,12 +196,17 @@ class Executor:
         return self.outputs
 
     def backward(self, out_grads=None, is_train=True):
-        if self._key is None:
-            raise MXNetError("backward: call forward(is_train=True) first")
+        if self._key is None:  # MXNet allows backward on the bound values without a forward
+            from ..frontend import random as _random
+            self._key = _random.next_key()
         mask = tuple(r != "null" for r in self._reqs)
         if not any(mask) and not self.aux_arrays:
             return
         heads = _head_list(out_grads, len(self._symbol._outputs))
+        for (node, _), h in zip(self._symbol._outputs, heads):
+            if h is None and not (node.op is not None and node.op.loss):
+                raise MXNetError(f"backward: head_gradient is required for output of "
+                                 f"{node.name}, which is not a loss output")
         fb = self._graph.forward_backward(mask)
         outs, new_aux, grads = fb(self._values(self.arg_arrays), self._values(self.aux_arrays),
                                   self._key, heads)
@@ -250,6 +255,11 @@ class Executor:
         arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs)
         if arg_shapes is None:
             raise MXNetError(f"reshape: cannot infer shapes from {kwargs}")
+        if not allow_up_sizing:
+            for name, old, shape in zip(self._arg_names, self.arg_arrays, arg_shapes):
+                if int(np.prod(shape)) > old.size:
+                    raise MXNetError(f"reshape: new shape of {name} {tuple(shape)} is larger than "
+                                     f"the bound {old.shape}; set allow_up_sizing=True")
         args, grads = [], []
         for name, old, g, shape in zip(self._arg_names, self.arg_arrays, self.grad_arrays, arg_shapes):
             if old.shape == tuple(shape):
@@ -281,7 +291,7 @@ def _reqs(grad_req, names):
         reqs = list(grad_req)
     for r in reqs:
         if r not in ("write", "add", "null", "inplace"):
-            raise MXNetError(f"grad_req must be 'write', 'add' or 'null', got {r!r}")
+            raise ValueError(f"grad_req must be 'write', 'add' or 'null', got {r!r}")
     return ["write" if r == "inplace" else r for r in reqs]
 
 

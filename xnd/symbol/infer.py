@@ -13,17 +13,16 @@ import numpy as np
 
 from ..base import MXNetError
 from ..lowering.attrs import Shape
+from ..lowering.elemwise import same_shapes
 from .symbol import aux_nodes, topo
 
 _KEY = jax.ShapeDtypeStruct((2,), jnp.uint32)
 
 
 def _declared_shape(node):
+    """A variable's ``__shape__``: may hold 0s (unknown dims, Gluon's deferred init)."""
     s = node.attrs.get("__shape__")
-    if s is None:
-        return None
-    shape = Shape(s)
-    return None if 0 in shape or not shape and s.strip() not in ("()",) else shape
+    return None if s is None else Shape(s)
 
 
 def _declared_dtype(node):
@@ -62,26 +61,38 @@ def eval_node(node, in_structs, is_train=False):
 def propagate(sym, shapes, dtypes, is_train=False):
     """Known variable shapes/dtypes -> {(id(node), i): ShapeDtypeStruct} for everything inferable."""
     nodes = topo(sym._outputs)
-    out = {}
-    for n in nodes:
-        if n.op is None:
-            shape = shapes.get(n.name, _declared_shape(n))
-            if shape is not None:
-                dt = dtypes.get(n.name) or _declared_dtype(n) or np.float32
-                out[(id(n), 0)] = jax.ShapeDtypeStruct(tuple(shape), np.dtype(dt))
-            continue
-        ins = [out.get((id(src), i)) for src, i in n.inputs]
-        if any(s is None for s in ins) and n.op.param_shapes is not None:
-            filled = n.op.param_shapes(n.params(), [None if s is None else tuple(s.shape) for s in ins])
-            known = next((s for s in ins if s is not None), None)
-            for k, (src, i) in enumerate(n.inputs):
-                if ins[k] is None and filled[k] is not None and src.op is None:
-                    dt = dtypes.get(src.name) or _declared_dtype(src) or (
-                        known.dtype if known is not None else np.float32)
-                    ins[k] = out[(id(src), 0)] = jax.ShapeDtypeStruct(tuple(filled[k]), np.dtype(dt))
-        if all(s is not None for s in ins):
-            for i, s in enumerate(eval_node(n, ins, is_train)):
-                out[(id(n), i)] = s
+    out, partial = {}, {}
+
+    def define(n, shape, dt):
+        if 0 in shape:  # partly known: usable by param_shapes rules, not evaluable
+            partial[id(n)] = tuple(shape)
+        else:
+            out[(id(n), 0)] = jax.ShapeDtypeStruct(tuple(shape), np.dtype(dt))
+            partial.pop(id(n), None)
+    for _ in range(2):  # a second sweep lets shapes found later flow back into variables
+        for n in nodes:
+            if n.op is None:
+                if (id(n), 0) not in out:
+                    shape = shapes.get(n.name, _declared_shape(n))
+                    if shape is not None:
+                        define(n, shape, dtypes.get(n.name) or _declared_dtype(n) or np.float32)
+                continue
+            ins = [out.get((id(src), i)) for src, i in n.inputs]
+            if any(s is None for s in ins) and n.op.param_shapes is not None:
+                given = [tuple(s.shape) if s is not None else partial.get(id(src))
+                         for s, (src, _) in zip(ins, n.inputs)]
+                filled = n.op.param_shapes(n.params(), given)
+                known = next((s for s in ins if s is not None), None)
+                for k, (src, i) in enumerate(n.inputs):
+                    if ins[k] is None and filled[k] is not None and src.op is None:
+                        dt = dtypes.get(src.name) or _declared_dtype(src) or (
+                            known.dtype if known is not None else np.float32)
+                        define(src, filled[k], dt)
+                        ins[k] = out.get((id(src), 0))
+            if all(s is not None for s in ins) and (id(n), 0) not in out:
+                for i, s in enumerate(eval_node(n, ins, is_train)):
+                    out[(id(n), i)] = s
+    propagate.partial = partial
     return nodes, out
 
 
@@ -91,18 +102,30 @@ def _named(sym, args, kwargs):
             raise ValueError("Can only specify known argument shapes either by positional or kwargs way.")
         names = sym.list_arguments()
         return {n: a for n, a in zip(names, args) if a is not None}
+    known = set(sym.list_inputs())
+    for k in kwargs:
+        if k not in known:
+            raise MXNetError(f"infer: {k!r} is not an input of the symbol; inputs are "
+                             f"{sorted(known)}")
     return {k: v for k, v in kwargs.items() if v is not None}
 
 
 def infer_shape(sym, args, kwargs, partial):
-    known = {k: Shape(v) for k, v in _named(sym, args, kwargs).items()}
+    known = {}
+    for k, v in _named(sym, args, kwargs).items():
+        if not isinstance(v, (tuple, list)):
+            raise TypeError(f"Arguments need to be shapes (tuple), got {k}={v!r}")
+        known[k] = tuple(int(d) for d in v)
     nodes, out = propagate(sym, known, {})
+    partial_shapes = propagate.partial
     aux = aux_nodes(nodes)
     arg_nodes = [n for n in nodes if n.op is None and id(n) not in aux]
     aux_list = [n for n in nodes if n.op is None and id(n) in aux]
 
     def shape(key):
         s = out.get(key)
+        if s is None and partial and key[1] == 0:
+            return partial_shapes.get(key[0])
         return None if s is None else tuple(s.shape)
     arg_shapes = [shape((id(n), 0)) for n in arg_nodes]
     aux_shapes = [shape((id(n), 0)) for n in aux_list]
@@ -136,13 +159,19 @@ def infer_type(sym, args, kwargs):
             continue
         ins = [dt.get((id(src), i)) for src, i in n.inputs]
         first = next((t for t in ins if t is not None), None)
+        if n.op.param_shapes is same_shapes:
+            kinds = {t for t in ins if t is not None}
+            if len(kinds) > 1:
+                raise MXNetError(f"Error in operator {n.name}: Incompatible attr: inputs have "
+                                 f"dtypes {[np.dtype(t).name for t in ins if t is not None]}")
+        attr_dt = n.params().get("dtype")
+        attr_dt = np.dtype(attr_dt).type if isinstance(attr_dt, str) else None
         for src, i in n.inputs:
-            if src.op is None and (id(src), 0) not in dt and first is not None:
-                dt[(id(src), 0)] = first
+            if src.op is None and (id(src), 0) not in dt and (first or attr_dt) is not None:
+                dt[(id(src), 0)] = attr_dt or first
         if first is None:
             continue
-        attr_dt = n.params().get("dtype")
-        o = np.dtype(attr_dt).type if isinstance(attr_dt, str) else first
+        o = attr_dt or first
         for i in range(n.num_outputs()):
             dt[(id(n), i)] = o
     aux = aux_nodes(nodes)

@@ -57,12 +57,14 @@ def to_json(sym):
 
 
 def load_json(json_str):
+    if not isinstance(json_str, str):
+        raise TypeError("fname required to be string")
     try:
         doc = json.loads(json_str)
     except (ValueError, TypeError) as e:
         raise MXNetError(f"Failed to parse symbol JSON: {e}") from None
-    if not isinstance(doc, dict) or "nodes" not in doc or "heads" not in doc:
-        raise MXNetError("Invalid symbol JSON: 'nodes' and 'heads' are required")
+    if not isinstance(doc, dict) or any(k not in doc for k in ("nodes", "arg_nodes", "heads")):
+        raise MXNetError("Invalid symbol JSON: 'nodes', 'arg_nodes' and 'heads' are required")
     version = _version(doc)
     if version < MXNET_VERSION:
         logging.info("Loading symbol saved by previous version v%d.%d.%d. Attempting to upgrade...",
@@ -127,8 +129,9 @@ def _add_missing_inputs(node):
     params = {k: v for k, v in node.attrs.items() if not k.startswith("__")}
     for slot in op.inputs[len(node.inputs):]:
         attrs = dict(params)
-        if slot in op.aux:
-            attrs["__init__"] = '["zero", {}]' if "mean" in slot else '["one", {}]'
+        init = (op.input_init or {}).get(slot)
+        if init is not None:
+            attrs["__init__"] = init
         node.inputs.append((Node(None, f"{node.name}_{slot}", attrs), 0))
 
 

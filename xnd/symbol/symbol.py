@@ -104,9 +104,9 @@ class Symbol:
 
     @property
     def name(self):
-        if len(self._outputs) != 1:
-            return None
-        return self._outputs[0][0].name
+        """The node's name; a group has one only when all its outputs come from one node."""
+        nodes = {id(n) for n, _ in self._outputs}
+        return self._outputs[0][0].name if len(nodes) == 1 else None
 
     def __repr__(self):
         n = self.name
@@ -181,7 +181,9 @@ class Symbol:
         if len(self._outputs) != 1:
             return None
         attrs = self._outputs[0][0].attrs
-        return attrs.get(key, attrs.get(f"__{key}__"))
+        if key in attrs:
+            return attrs[key]
+        return attrs.get(f"__{key}__") if key in _HIDDEN else None
 
     def list_attr(self, recursive=False):
         if recursive:
@@ -216,16 +218,14 @@ class Symbol:
                             "arguments, not both")
         nodes = self._nodes()
         if args:
-            free = [n for n in nodes if n.op is None]
-            if len(args) > len(free):
-                raise MXNetError(f"compose: {len(args)} inputs given but the symbol has {len(free)}")
-            subst = {id(n): a for n, a in zip(free, args)}
-        else:
-            by_name = {n.name: n for n in nodes if n.op is None}
-            subst = {}
-            for k, v in kwargs.items():
-                if k in by_name:
-                    subst[id(by_name[k])] = v
+            raise MXNetError("compose: General composition only support kwargs (name=Symbol)")
+        by_name = {n.name: n for n in nodes if n.op is None}
+        subst = {}
+        for k, v in kwargs.items():
+            if k not in by_name:
+                raise MXNetError(f"compose: argument name {k} not found; free inputs are "
+                                 f"{sorted(by_name)}")
+            subst[id(by_name[k])] = v
         for v in subst.values():
             if not isinstance(v, Symbol) or len(v._outputs) != 1:
                 raise TypeError("compose expects single-output Symbols as inputs")
@@ -297,6 +297,9 @@ class Symbol:
 
     def __neg__(self):
         return self._bin(-1.0, None, "_mul_scalar", None, "_mulscalar")
+
+    def __abs__(self):
+        return _create("abs", [self], {}, None, "abs")
 
     def __eq__(self, o):
         return self._bin(o, "_equal", "_equal_scalar", "_equal", "_equal_scalar")
@@ -378,8 +381,7 @@ def _visible_attrs(attrs):
     out = {}
     for k, v in attrs.items():
         out[k] = v
-        if k.startswith("__") and k.endswith("__") and k != "__init__" and not k.startswith(
-                ("__shape", "__dtype", "__storage", "__profiler")):
+        if k.startswith("__") and k.endswith("__") and k[2:-2] in _HIDDEN:
             out[k[2:-2]] = v
     return out
 
@@ -390,8 +392,6 @@ def attr_str(v):
         return v
     if isinstance(v, type) and issubclass(v, np.generic) or isinstance(v, np.dtype):
         return np.dtype(v).name
-    if isinstance(v, list):
-        v = tuple(v)
     return str(v)
 
 
@@ -441,8 +441,9 @@ def _create(opname, inputs, kwargs, name, hint, attr=None):
                 continue
             vattrs = dict(stored)
             vattrs.update(user)
-            if slot in op.aux:
-                vattrs["__init__"] = '["zero", {}]' if "mean" in slot else '["one", {}]'
+            init = (op.input_init or {}).get(slot)
+            if init is not None:
+                vattrs["__init__"] = init
             entries.append((Node(None, f"{node_name}_{slot}", vattrs), 0))
     node.inputs = entries
     n_vis = node.num_visible()

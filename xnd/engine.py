@@ -1,0 +1,104 @@
+"""mx.engine, and the MXNET_* environment variables that scripts set.
+
+MXNet reads its engine settings from the environment when it is imported, so
+scripts set them first (``os.environ['MXNET_ENGINE_TYPE'] = 'NaiveEngine'``
+then ``import mxnet``). xnd does the same, once, when this module is imported
+(``xnd/__init__.py`` imports it before anything touches a JAX device):
+
+* ``MXNET_ENGINE_TYPE=NaiveEngine``: every operator runs synchronously, so an
+  error surfaces at the operator that caused it and a timer around one call
+  measures that call. xnd turns off JAX's asynchronous CPU dispatch
+  (``jax_cpu_enable_async_dispatch``, read when JAX creates its CPU client)
+  and the dispatcher calls `sync` on each eager result (GPU results included).
+  ``ThreadedEngine`` / ``ThreadedEnginePerDevice`` (MXNet's default) are the
+  normal asynchronous dispatch; any other value logs a warning and is ignored.
+* Every other ``MXNET_*`` variable is accepted and ignored: one debug line in
+  the ``xnd`` logger lists them (XLA makes its own choices of threads, memory
+  pools, cuDNN algorithms and bulking).
+
+`set_bulk_size` and `bulk` are MXNet's engine API; XLA already fuses the work
+inside each jitted call, so the size is remembered and returned, and has no
+other effect.
+"""
+import logging
+import os
+
+__all__ = ["set_bulk_size", "bulk", "NAIVE", "ENGINE_TYPE", "sync", "configure"]
+
+_log = logging.getLogger("xnd")
+
+ENGINE_TYPES = ("NaiveEngine", "ThreadedEngine", "ThreadedEnginePerDevice")
+# Variables some other part of xnd reads itself (not "ignored").
+HANDLED = frozenset({"MXNET_ENGINE_TYPE", "MXNET_HOME"})
+
+ENGINE_TYPE = "ThreadedEnginePerDevice"
+NAIVE = False  # the dispatcher's hook: when True, call sync() on every eager result
+IGNORED = ()
+
+
+def sync(result):
+    """Block until `result` (a jax.Array, or a list/tuple of them) is computed: the
+    NaiveEngine hook of the dispatcher. Errors of the computation surface here."""
+    import jax
+
+    return jax.block_until_ready(result)
+
+
+def configure(environ=None):
+    """Read the MXNET_* variables (from `environ`, default os.environ) and apply them.
+    Called once at import; returns the engine type in force."""
+    global ENGINE_TYPE, NAIVE, IGNORED
+    env = os.environ if environ is None else environ
+    engine = env.get("MXNET_ENGINE_TYPE")
+    if engine:
+        if engine not in ENGINE_TYPES:
+            _log.warning("MXNET_ENGINE_TYPE=%s is not an MXNet engine (%s); xnd ignores it",
+                         engine, ", ".join(ENGINE_TYPES))
+            engine = None
+    ENGINE_TYPE = engine or "ThreadedEnginePerDevice"
+    NAIVE = ENGINE_TYPE == "NaiveEngine"
+    if NAIVE:
+        try:
+            import jax
+
+            jax.config.update("jax_cpu_enable_async_dispatch", False)
+        except Exception as e:  # an older JAX without the flag: the dispatcher hook still syncs
+            _log.debug("xnd: could not turn off asynchronous CPU dispatch: %s", e)
+    IGNORED = tuple(sorted(k for k in env if k.startswith("MXNET_") and k not in HANDLED))
+    if IGNORED:
+        _log.debug("xnd accepts and ignores %s", ", ".join(f"{k}={env[k]}" for k in IGNORED))
+    return ENGINE_TYPE
+
+
+_bulk_size = 0  # what MXNet 1.9.1 reports before any call (imperative bulking off)
+
+
+def set_bulk_size(size):
+    """Set the bulk execution limit; returns the previous one. No effect on execution:
+    XLA already runs each jitted call as one fused program."""
+    global _bulk_size
+    prev, _bulk_size = _bulk_size, int(size)
+    return prev
+
+
+class _BulkScope:
+    """Scope object for bulk execution (``with mx.engine.bulk(10): ...``)."""
+
+    def __init__(self, size):
+        self._size = size
+        self._old_size = None
+
+    def __enter__(self):
+        self._old_size = set_bulk_size(self._size)
+        return self
+
+    def __exit__(self, ptype, value, trace):
+        set_bulk_size(self._old_size)
+
+
+def bulk(size):
+    """A scope that sets the bulk size and restores it on exit (accepted; no effect)."""
+    return _BulkScope(size)
+
+
+configure()

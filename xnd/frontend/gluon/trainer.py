@@ -1,0 +1,274 @@
+"""gluon.Trainer: applies an optimizer to a set of Parameters (MXNet 1.9.1 semantics).
+
+``step(batch_size)`` rescales gradients by ``1/batch_size`` and updates every
+parameter whose gradient was written by a backward pass since the last step,
+as ONE jitted call per device (``Optimizer.jitted_step(donate=True)``): the
+weight and optimizer-state buffers are donated, so the update runs in place.
+The optimizer's own bookkeeping (update counts, schedules, lr/wd multipliers)
+runs on the host in MXNet's order (``Optimizer.step_scalars``).
+
+Data parallelism: parameters initialized on several contexts keep one copy per
+context; ``allreduce_grads`` sums the gradients across the copies (what
+``kvstore='device'`` does), after which each copy gets the same update.
+"""
+import jax
+
+from ...base import MXNetError
+from ...ndarray import NDArray, _exclusive, _flush_pending
+from .parameter import Parameter, ParameterDict
+
+__all__ = ["Trainer"]
+
+
+def _opt():
+    from .. import optimizer
+    return optimizer
+
+
+def _leaves(state):
+    return [a for a in jax.tree_util.tree_leaves(state) if isinstance(a, NDArray)]
+
+
+def _own(arr):
+    """Make ``arr``'s buffer exclusively its own, so that it can be donated."""
+    if arr._base is not None:
+        raise MXNetError("Trainer: a parameter or optimizer state is a view of another array")
+    _flush_pending(arr._val())
+    if not _exclusive(arr):
+        import jax.numpy as jnp
+        arr._data = jnp.array(arr._val(), copy=True)
+        arr._shared = False
+        arr._src = None
+
+
+class Trainer:
+    """Applies an Optimizer on a set of Parameters."""
+
+    def __init__(self, params, optimizer, optimizer_params=None, kvstore="device",
+                 compression_params=None, update_on_kvstore=None):
+        param_list = []
+        if isinstance(params, (dict, ParameterDict)):
+            for key in sorted(list(params.keys())):
+                param_list.append(params[key])
+            params = param_list
+        if not isinstance(params, (list, tuple)):
+            raise ValueError(f"First argument must be a list or dict of Parameters, got "
+                             f"{type(params)}.")
+        self._params = []
+        self._param2idx = {}
+        for i, param in enumerate(params):
+            if not isinstance(param, Parameter):
+                raise ValueError(f"First argument must be a list or dict of Parameters, got list "
+                                 f"of {type(param)}.")
+            if param._uuid in self._param2idx:
+                continue  # shared parameters are stored once
+            self._param2idx[param._uuid] = i
+            self._params.append(param)
+            param._set_trainer(self)
+        self._compression_params = compression_params
+        self._contexts = self._check_contexts()
+        optimizer_params = optimizer_params if optimizer_params else {}
+        self._init_optimizer(optimizer, optimizer_params)
+        self._scale = self._optimizer.rescale_grad
+        self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
+        if update_on_kvstore:
+            raise MXNetError("Trainer: update_on_kvstore=True is not supported by xnd (the "
+                             "update runs on the devices, as with update_on_kvstore=False)")
+        self._kv_initialized = False
+        self._kvstore = None
+        self._update_on_kvstore = False
+        self._distributed = False
+        self._params_to_init = []
+        self._reset_kvstore()
+
+    def _check_contexts(self):
+        contexts = None
+        for param in self._params:
+            ctx = param.list_ctx()
+            assert contexts is None or contexts == ctx, (
+                f"All Parameters must be initialized on the same set of contexts, but Parameter "
+                f"{param.name} is initialized on {ctx} while previous Parameters are initialized "
+                f"on {contexts}.")
+            contexts = ctx
+        return contexts
+
+    def _init_optimizer(self, optimizer, optimizer_params):
+        opt = _opt()
+        param_dict = {i: param for i, param in enumerate(self._params)}
+        if isinstance(optimizer, opt.Optimizer):
+            assert not optimizer_params, \
+                "optimizer_params must be None if optimizer is an instance of Optimizer " \
+                "instead of str"
+            self._optimizer = optimizer
+            self._optimizer.param_dict = param_dict
+        else:
+            self._optimizer = opt.create(optimizer, param_dict=param_dict, **optimizer_params)
+        self._updaters = [opt.get_updater(self._optimizer) for _ in (self._contexts or [None])]
+
+    def _reset_kvstore(self):
+        self._kv_initialized = False
+        self._kvstore = None
+        self._params_to_init = [p for p in self._params]
+
+    def _init_kvstore(self):
+        self._kv_initialized = True
+        self._kvstore = None
+        self._update_on_kvstore = False
+
+    def _init_params(self):
+        self._params_to_init = [p for p in self._params if p._data is None]
+
+    @property
+    def learning_rate(self):
+        if not isinstance(self._optimizer, _opt().Optimizer):
+            raise UserWarning("Optimizer has to be defined before its learning rate can be "
+                              "accessed.")
+        return self._optimizer.learning_rate
+
+    @property
+    def optimizer(self):
+        if isinstance(self._optimizer, _opt().Optimizer):
+            return self._optimizer
+        raise UserWarning("Optimizer has not been initialized yet")
+
+    def set_learning_rate(self, lr):
+        """Set a new learning rate (not when an lr_scheduler is in use)."""
+        if not isinstance(self._optimizer, _opt().Optimizer):
+            raise UserWarning("Optimizer has to be defined before its learning rate is mutated.")
+        self._optimizer.set_learning_rate(lr)
+
+    def _row_sparse_pull(self, parameter, out, row_id, full_idx=False):
+        raise MXNetError("row_sparse parameters are not supported by xnd")
+
+    def _check_and_rescale_grad(self, scale):
+        self._optimizer.rescale_grad = scale
+
+    def step(self, batch_size, ignore_stale_grad=False):
+        """One update of all parameters, gradients scaled by ``1/batch_size``; call after
+        ``backward()`` (outside ``record()``)."""
+        rescale_grad = self._scale / batch_size
+        self._check_and_rescale_grad(rescale_grad)
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._params_to_init:
+            self._init_params()
+        self._allreduce_grads()
+        self._update(ignore_stale_grad)
+
+    def allreduce_grads(self):
+        """Sum the gradients of each parameter across its contexts (for ``update``)."""
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._params_to_init:
+            self._init_params()
+        self._allreduce_grads()
+
+    def _allreduce_grads(self):
+        for param in self._params:
+            if param.grad_req == "null" or param._grad is None or len(param._grad) < 2:
+                continue
+            grads = param.list_grad()
+            ctx0 = grads[0].context
+            total = grads[0]._val()
+            for g in grads[1:]:
+                total = total + jax.device_put(g._val(), ctx0.jax_device())
+            fresh = [param._fresh_grad(g) for g in grads]
+            for g, was_fresh in zip(grads, fresh):
+                g._write(jax.device_put(total, g.context.jax_device()))
+                if not was_fresh:
+                    param._mark_stale(g)
+
+    def update(self, batch_size, ignore_stale_grad=False):
+        """Only the parameter update of ``step`` (use after ``allreduce_grads``)."""
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._params_to_init:
+            self._init_params()
+        self._check_and_rescale_grad(self._scale / batch_size)
+        self._update(ignore_stale_grad)
+
+    def _update(self, ignore_stale_grad=False):
+        n_ctx = len(self._updaters)
+        updates = [[] for _ in range(n_ctx)]
+        for i, param in enumerate(self._params):
+            if param.grad_req == "null":
+                continue
+            datas, grads = param.list_data(), param.list_grad()
+            if not ignore_stale_grad:
+                for d, g in zip(datas, grads):
+                    if not param._fresh_grad(g):
+                        raise UserWarning(
+                            f"Gradient of Parameter `{param.name}` on context {d.context} has not "
+                            f"been updated by backward since last `step`. This could mean a bug "
+                            f"in your model that made it only use a subset of the Parameters "
+                            f"(Blocks) for this iteration. If you are intentionally only using a "
+                            f"subset, call step with ignore_stale_grad=True to suppress this "
+                            f"warning and skip updating of Parameters with stale gradient")
+            for k, (d, g) in enumerate(zip(datas, grads)):
+                if param._fresh_grad(g):
+                    updates[k].append((i, param, d, g))
+        for updater, upd in zip(self._updaters, updates):
+            if upd:
+                self._fused_update(updater, upd)
+
+    def _fused_update(self, updater, upd):
+        """One jitted, donating optimizer step over every (index, weight, grad) in ``upd``."""
+        opt = updater.optimizer
+        indices = [u[0] for u in upd]
+        weights = [u[2] for u in upd]
+        grads = [u[3] for u in upd]
+        opt._set_current_context(weights[0].context.device_id)
+        states = []
+        for idx, w in zip(indices, weights):
+            if idx not in updater.states:
+                updater.states[idx] = opt.create_state_multi_precision(idx, w)
+                updater.states_synced[idx] = True
+            elif not updater.states_synced[idx]:
+                updater.states[idx] = updater.sync_state_context(updater.states[idx], w.context)
+                updater.states_synced[idx] = True
+            states.append(updater.states[idx])
+        lrs, wds, extras = opt.step_scalars(indices)
+        seen = set()
+        for a in weights + [leaf for s in states for leaf in _leaves(s)]:
+            if id(a) in seen:
+                raise MXNetError("Trainer: the same array appears twice in one update")
+            seen.add(id(a))
+            _own(a)
+        fn = opt.jitted_step(donate=True, multi_precision=None)
+        new_w, new_s = fn([w._val() for w in weights], [g._val() for g in grads],
+                          [jax.tree_util.tree_map(lambda a: a._val(), s) for s in states],
+                          lrs, wds, extras)
+        for w, nw in zip(weights, new_w):
+            w._data = nw
+            w._shared = False
+        for s, ns in zip(states, new_s):
+            for a, v in zip(_leaves(s), jax.tree_util.tree_leaves(ns)):
+                a._data = v
+                a._shared = False
+        opt._after_apply(indices, weights, grads)
+        for (_, param, _, g) in upd:
+            param._mark_stale(g)
+
+    def save_states(self, fname):
+        """Save the optimizer states (xnd's safe format; never a pickle)."""
+        assert self._optimizer is not None
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._params_to_init:
+            self._init_params()
+        from ...serialization import atomic_write
+        atomic_write(fname, self._updaters[0].get_states(dump_optimizer=True))
+
+    def load_states(self, fname):
+        """Load optimizer states written by ``save_states``."""
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._params_to_init:
+            self._init_params()
+        with open(fname, "rb") as f:
+            states = f.read()
+        for updater in self._updaters:
+            updater.set_states(states)
+            updater.optimizer = self._updaters[0].optimizer
+        self._optimizer = self._updaters[0].optimizer
+        self._optimizer.param_dict = {i: p for i, p in enumerate(self._params)}

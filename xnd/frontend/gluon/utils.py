@@ -1,0 +1,224 @@
+"""mx.gluon.utils: data-parallel splitting, global-norm clipping, file helpers.
+
+Also the small shared helpers of the Gluon package (input/output flattening of
+nested lists, hook handles, printing helpers).
+"""
+import hashlib
+import os
+import uuid
+import warnings
+import weakref
+from collections import OrderedDict
+
+import numpy as np
+
+from ...base import MXNetError
+from ...ndarray import NDArray
+
+__all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "download",
+           "HookHandle", "shape_is_known", "replace_file"]
+
+
+def _nd():
+    from .. import nd
+    return nd
+
+
+def split_data(data, num_slice, batch_axis=0, even_split=True):
+    """Split ``data`` into ``num_slice`` slices along ``batch_axis`` (a list, even for one)."""
+    size = data.shape[batch_axis]
+    if even_split and size % num_slice != 0:
+        raise ValueError(
+            f"data with shape {data.shape} cannot be evenly split into {num_slice} slices along "
+            f"axis {batch_axis}. Use a batch size that's multiple of {num_slice} or set "
+            f"even_split=False to allow uneven partitioning of data.")
+    each, extras = divmod(size, num_slice)
+    sizes = [each + 1] * extras + [each] * (num_slice - extras)
+    bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+    nd = _nd()
+    if batch_axis == 0:
+        return [data[int(bounds[i]):int(bounds[i + 1])] for i in range(num_slice)]
+    return [nd.slice_axis(data, axis=batch_axis, begin=int(bounds[i]), end=int(bounds[i + 1]))
+            for i in range(num_slice)]
+
+
+def split_and_load(data, ctx_list, batch_axis=0, even_split=True):
+    """Split ``data`` along ``batch_axis`` and put slice i on ``ctx_list[i]``."""
+    if not isinstance(data, NDArray):
+        data = _nd().array(data, ctx=ctx_list[0])
+    if len(ctx_list) == 1:
+        return [data.as_in_context(ctx_list[0])]
+    slices = split_data(data, len(ctx_list), batch_axis, even_split)
+    return [s.as_in_context(c) for s, c in zip(slices, ctx_list)]
+
+
+def clip_global_norm(arrays, max_norm, check_isfinite=True):
+    """Scale ``arrays`` in place so that their joint 2-norm is at most ``max_norm``.
+
+    Returns the norm before clipping: a float, or a (1,) NDArray when
+    ``check_isfinite`` is False.
+    """
+    assert len(arrays) > 0
+    nd = _nd()
+    ctx = arrays[0].context
+    sq = [nd.dot(a.reshape((-1,)), a.reshape((-1,))).as_in_context(ctx) for a in arrays]
+    total = nd.sqrt(nd.add_n(*sq))
+    if check_isfinite and not np.isfinite(total.asscalar()):
+        warnings.warn(UserWarning("nan or inf is detected. Clipping results will be undefined."),
+                      stacklevel=2)
+    scale = max_norm / (total + 1e-8)
+    scale = nd.min(nd.concat(scale, nd.ones((1,), ctx=ctx, dtype=scale.dtype), dim=0))
+    for a in arrays:
+        a *= scale.as_in_context(a.context)
+    return total.asscalar() if check_isfinite else total
+
+
+def check_sha1(filename, sha1_hash):
+    """Whether the SHA-1 of ``filename``'s content equals ``sha1_hash`` (a prefix is enough)."""
+    sha1 = hashlib.sha1()
+    with open(filename, "rb") as f:
+        while True:
+            chunk = f.read(1 << 20)
+            if not chunk:
+                break
+            sha1.update(chunk)
+    digest = sha1.hexdigest()
+    n = min(len(digest), len(sha1_hash))
+    return digest[:n] == sha1_hash[:n]
+
+
+def replace_file(src, dst):
+    os.replace(src, dst)
+
+
+def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_ssl=True):
+    """Return the local file for ``url``. xnd never uses the network: an existing file at
+    ``path`` (or the url's file name in the current directory) is returned, anything else
+    is an error that says where to put the file."""
+    fname = url.split("/")[-1]
+    if path is None:
+        target = fname
+    else:
+        path = os.path.expanduser(path)
+        target = os.path.join(path, fname) if os.path.isdir(path) else path
+    if os.path.exists(target) and not overwrite and (sha1_hash is None or
+                                                      check_sha1(target, sha1_hash)):
+        return target
+    why = "does not exist" if not os.path.exists(target) else (
+        "has a different SHA-1 than expected" if sha1_hash else "would be overwritten")
+    raise MXNetError(
+        f"download({url!r}): xnd does not download files (no network access). The local file "
+        f"{os.path.abspath(target)!r} {why}; fetch it yourself and place it there.")
+
+
+def shape_is_known(shape):
+    """Whether every dimension of ``shape`` is known (not 0 / -1)."""
+    if shape is None or len(shape) == 0:
+        return False
+    return all(d > 0 for d in shape)
+
+
+class HookHandle:
+    """Removes a forward (pre-)hook: ``handle.detach()`` or ``with handle:``."""
+
+    def __init__(self):
+        self._hooks_dict_ref = None
+        self._id = None
+
+    def attach(self, hooks_dict, hook):
+        assert not self._hooks_dict_ref, "The same handle cannot be attached twice."
+        self._id = id(hook)
+        hooks_dict[self._id] = hook
+        self._hooks_dict_ref = weakref.ref(hooks_dict)
+
+    def detach(self):
+        hooks_dict = self._hooks_dict_ref() if self._hooks_dict_ref else None
+        if hooks_dict is not None and self._id in hooks_dict:
+            del hooks_dict[self._id]
+
+    def __getstate__(self):
+        return (self._hooks_dict_ref(), self._id)
+
+    def __setstate__(self, state):
+        if state[0] is None:
+            self._hooks_dict_ref = weakref.ref(OrderedDict())
+        else:
+            self._hooks_dict_ref = weakref.ref(state[0])
+        self._id = state[1]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, ptype, value, trace):
+        self.detach()
+
+
+def _indent(s_, num_spaces):
+    lines = s_.split("\n")
+    if len(lines) == 1:
+        return s_
+    first = lines.pop(0)
+    return "\n".join([first] + [" " * num_spaces + line for line in lines])
+
+
+def _brief_print_list(lst, limit=7):
+    """'a', 'b', ..., 'z': at most ``limit`` names."""
+    lst = list(lst)
+    if len(lst) > limit:
+        return _brief_print_list(lst[:limit // 2], limit) + ", ..., " + \
+            _brief_print_list(lst[-limit // 2:], limit)
+    return ", ".join(f"'{i}'" for i in lst)
+
+
+def _uuid():
+    return uuid.uuid4().hex
+
+
+# ---- nested inputs/outputs <-> flat lists (MXNet's _flatten/_regroup formats) ----------------
+def _flatten(args, inout_str):
+    """(flat list, format): NDArray/Symbol -> 0, None -> -1, list/tuple -> [fmt...]."""
+    from ...symbol import Symbol
+    if isinstance(args, NDArray):
+        return [args], int(0)
+    if isinstance(args, Symbol):
+        length = len(args.list_outputs())
+        length = length if length > 1 else 0
+        return [args], int(length)
+    if args is None:
+        return [None], int(-1)
+    if not isinstance(args, (list, tuple)):
+        raise ValueError(f"When hybridized, the {inout_str} of HybridBlock must be (nested) list "
+                         f"of Symbol or NDArray, but got {args} of type {type(args)}")
+    flat, fmts = [], []
+    for i in args:
+        arg, fmt = _flatten(i, inout_str)
+        flat.extend(arg)
+        fmts.append(fmt)
+    return flat, fmts
+
+
+def _regroup(args, fmt):
+    """Inverse of ``_flatten``: (nested structure, remaining args)."""
+    def _merger(args, fmt):
+        if isinstance(fmt, int):
+            if fmt < -1:
+                raise ValueError("Unsupported encoded format {}.".format(fmt))
+            if fmt == 0:
+                return args[0], args[1:]
+            if fmt == -1:
+                if args[0] is not None:
+                    raise ValueError("We do not support passing types that are not None when "
+                                     "the initial HybridBlock has received NoneType and has "
+                                     "been hybridized. Received arg = {}, fmt = {}.".format(
+                                         args[0], fmt))
+                return None, args[1:]
+            return args[:fmt], args[fmt:]
+        if not isinstance(args, (list, tuple)):
+            raise ValueError("When hybridized, the output of HybridBlock must be (nested) list "
+                             "of Symbol or NDArray, but got {} of type {}".format(args, type(args)))
+        ret = []
+        for i in fmt:
+            res, args = _merger(args, i)
+            ret.append(res)
+        return ret, args
+    return _merger(args, fmt)[0]

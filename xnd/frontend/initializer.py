@@ -1,0 +1,463 @@
+"""mx.init / mx.initializer: weight initializers and MXNet's name-based dispatch.
+
+``init(InitDesc(name, attrs), arr)`` first honours an ``__init__`` attribute
+(a JSON ``["name", {kwargs}]`` or a registered name, as MXNet stores in symbol
+attributes), else dispatches on the name's suffix as MXNet 1.9.1 does:
+``weight`` -> the initializer's rule, ``bias``/``beta``/``min`` -> 0,
+``gamma``/``max`` -> 1, anything else -> ValueError "Unknown initialization
+pattern". Extension: names ending in ``moving_mean``/``running_mean``/
+``moving_avg``/``moving_inv_var`` get 0 and ``moving_var``/``running_var`` get 1
+(MXNet raises for these; its BatchNorm symbols carry ``__init__`` attrs
+instead). A plain string name takes MXNet's deprecated legacy path.
+
+Random initializers draw from xnd's generator (``mx.random.seed``), not
+MXNet's streams: distributions, shapes and dtypes match, bit patterns do not.
+"""
+import json
+import logging
+import re
+import warnings
+
+import numpy as np
+
+from ..ndarray import NDArray
+from . import nd
+
+__all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Load", "Mixed", "Zero",
+           "One", "Constant", "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu",
+           "Bilinear", "LSTMBias"]
+
+
+class InitDesc(str):
+    """A parameter name (a ``str``) with its symbol attributes and the global initializer."""
+
+    def __new__(cls, name, attrs=None, global_init=None):
+        ret = super().__new__(cls, name)
+        ret.attrs = attrs or {}
+        ret.global_init = global_init
+        return ret
+
+
+_REGISTRY = {}
+
+
+def _valid_names():
+    return ", ".join(sorted(_REGISTRY))
+
+
+def _float_dtype(arr):
+    dt = np.dtype(arr.dtype)
+    return dt.name if np.issubdtype(dt, np.floating) else "float32"
+
+
+def _fill_random(arr, kind, a, b):
+    """Fill ``arr`` from xnd's generator: uniform(a, b) or normal(a, b)."""
+    fn = nd.random.uniform if kind == "uniform" else nd.random.normal
+    sample = fn(a, b, shape=arr.shape, dtype=_float_dtype(arr), ctx=arr.context)
+    arr[:] = sample
+
+
+class Initializer:
+    """Base class of initializers: subclasses implement ``_init_weight(name, arr)``."""
+
+    def __init__(self, **kwargs):
+        self._kwargs = kwargs
+        self._verbose = False
+        self._print_func = None
+
+    def set_verbosity(self, verbose=False, print_func=None):
+        """Log each initialized array with ``print_func(arr)`` (default: norm / sqrt(size))."""
+        self._verbose = verbose
+        if print_func is None:
+            def asum_stat(x):
+                return str((nd.norm(x) / np.sqrt(x.size)).asscalar())
+            print_func = asum_stat
+        self._print_func = print_func
+        return self
+
+    def _verbose_print(self, desc, init, arr):
+        if self._verbose and self._print_func:
+            logging.info("Initialized %s as %s: %s", desc, init, self._print_func(arr))
+
+    def dumps(self):
+        """The JSON MXNet stores in symbol attributes, e.g. ``["normal", {"sigma": 0.5}]``."""
+        return json.dumps([self.__class__.__name__.lower(), self._kwargs])
+
+    def __call__(self, desc, arr):
+        if not isinstance(desc, InitDesc):
+            self._legacy_init(desc, arr)
+            return
+        if desc.global_init is None:
+            desc.global_init = self
+        init = desc.attrs.get("__init__", "")
+        if init:
+            create(init)._init_weight(desc, arr)
+            self._verbose_print(desc, init, arr)
+            return
+        for suffix, method, label in self._DISPATCH:
+            if desc.endswith(suffix):
+                getattr(self, method)(desc, arr)
+                self._verbose_print(desc, label, arr)
+                return
+        self._init_default(desc, arr)
+
+    # (suffix, method, log label), in MXNet's order; the running-statistics rows are xnd's
+    _DISPATCH = (("weight", "_init_weight", "weight"), ("bias", "_init_bias", "bias"),
+                 ("gamma", "_init_gamma", "gamma"), ("beta", "_init_beta", "beta"),
+                 ("min", "_init_zero", "min"), ("max", "_init_one", "max"),
+                 ("weight_quantize", "_init_quantized_weight", "weight_quantize"),
+                 ("bias_quantize", "_init_quantized_bias", "bias_quantize"),
+                 ("moving_mean", "_init_zero", "moving_mean"),
+                 ("running_mean", "_init_zero", "running_mean"),
+                 ("moving_var", "_init_one", "moving_var"),
+                 ("running_var", "_init_one", "running_var"),
+                 ("moving_inv_var", "_init_zero", "moving_inv_var"),
+                 ("moving_avg", "_init_zero", "moving_avg"))
+
+    def _legacy_init(self, name, arr):
+        """``init(str, arr)``: MXNet's deprecated name-only dispatch."""
+        warnings.warn("\033[91mCalling initializer with init(str, NDArray) has been deprecated."
+                      "please use init(mx.init.InitDesc(...), NDArray) instead.\033[0m",
+                      DeprecationWarning, stacklevel=3)
+        if not isinstance(name, str):
+            raise TypeError("name must be string")
+        if not isinstance(arr, NDArray):
+            raise TypeError("arr must be NDArray")
+        if name.startswith("upsampling"):
+            self._init_bilinear(name, arr)
+        elif name.startswith("stn_loc") and name.endswith("weight"):
+            self._init_zero(name, arr)
+        elif name.startswith("stn_loc") and name.endswith("bias"):
+            self._init_loc_bias(name, arr)
+        elif name.endswith("bias"):
+            self._init_bias(name, arr)
+        elif name.endswith("gamma"):
+            self._init_gamma(name, arr)
+        elif name.endswith("beta"):
+            self._init_beta(name, arr)
+        elif name.endswith("weight"):
+            self._init_weight(name, arr)
+        elif name.endswith("moving_mean") or name.endswith("moving_inv_var") or \
+                name.endswith("moving_avg") or name.endswith("min"):
+            self._init_zero(name, arr)
+        elif name.endswith("moving_var") or name.endswith("max"):
+            self._init_one(name, arr)
+        else:
+            self._init_default(name, arr)
+
+    def _init_bilinear(self, _, arr):
+        arr[:] = _bilinear(arr.shape)
+
+    def _init_loc_bias(self, _, arr):
+        assert arr.shape[0] == 6
+        arr[:] = np.array([1.0, 0, 0, 0, 1.0, 0])
+
+    def _init_zero(self, _, arr):
+        arr[:] = 0.0
+
+    def _init_one(self, _, arr):
+        arr[:] = 1.0
+
+    def _init_bias(self, _, arr):
+        arr[:] = 0.0
+
+    def _init_quantized_bias(self, _, arr):
+        arr[:] = 0
+
+    def _init_gamma(self, _, arr):
+        arr[:] = 1.0
+
+    def _init_beta(self, _, arr):
+        arr[:] = 0.0
+
+    def _init_weight(self, name, arr):
+        raise NotImplementedError("Must override it")
+
+    def _init_quantized_weight(self, _, arr):
+        # as MXNet: one random int8 value, broadcast over the array
+        val = nd.random.randint(-127, 127, dtype="int32", ctx=arr.context).asnumpy()
+        arr[:] = np.int8(val)
+
+    def _init_default(self, name, _):
+        raise ValueError(
+            'Unknown initialization pattern for %s. Default initialization is now limited to '
+            '"weight", "bias", "gamma" (1.0), and "beta" (0.0).Please use '
+            'mx.sym.Variable(init=mx.init.*) to set initialization pattern' % name)
+
+    def __eq__(self, other):
+        if not isinstance(other, Initializer):
+            return NotImplemented
+        return type(self) is type(other) and self._kwargs == other._kwargs
+
+    __hash__ = object.__hash__
+
+
+def _bilinear(shape):
+    """The bilinear upsampling kernel MXNet's Bilinear initializer writes."""
+    f = np.ceil(shape[3] / 2.)
+    c = (2 * f - 1 - f % 2) / (2. * f)
+    x = np.arange(shape[3], dtype=np.float64)
+    y = np.arange(shape[2], dtype=np.float64)
+    plane = (1 - np.abs(y[:, None] / f - c)) * (1 - np.abs(x[None, :] / f - c))
+    return np.broadcast_to(plane.astype(np.float32), tuple(shape)).copy()
+
+
+def register(klass, name=None):
+    """Register an Initializer subclass under its lower-cased class name (or ``name``)."""
+    assert issubclass(klass, Initializer), "Can only register subclass of Initializer"
+    name = (klass.__name__ if name is None else name).lower()
+    if name in _REGISTRY:
+        old = _REGISTRY[name]
+        warnings.warn("\033[91mNew initializer %s.%s registered with name %s is"
+                      "overriding existing initializer %s.%s\033[0m"
+                      % (klass.__module__, klass.__name__, name, old.__module__, old.__name__),
+                      UserWarning, stacklevel=2)
+    _REGISTRY[name] = klass
+    return klass
+
+
+def alias(*aliases):
+    """Class decorator: register under extra names."""
+    def reg(klass):
+        for name in aliases:
+            register(klass, name)
+        return klass
+    return reg
+
+
+def create(*args, **kwargs):
+    """An initializer from an instance (returned as is), a registered name plus kwargs, a
+    JSON string ``'["name", {...}]'`` / ``'{"initializer": ...}'``, or a dict."""
+    if args:
+        name, args = args[0], args[1:]
+    else:
+        name = kwargs.pop("initializer")
+    if isinstance(name, Initializer):
+        assert not args and not kwargs, \
+            "initializer is already an instance. Additional arguments are invalid"
+        return name
+    if isinstance(name, dict):
+        return create(**name)
+    assert isinstance(name, str), "initializer must be of string type"
+    if name.startswith("["):
+        assert not args and not kwargs
+        name, kwargs = json.loads(name)
+        return create(name, **kwargs)
+    if name.startswith("{"):
+        assert not args and not kwargs
+        return create(**json.loads(name))
+    name = name.lower()
+    assert name in _REGISTRY, \
+        "%s is not registered. Please register with initializer.register first " \
+        "(registered: %s)" % (name, _valid_names())
+    return _REGISTRY[name](*args, **kwargs)
+
+
+class Load:
+    """Initialize from a ``.params`` file or a name -> NDArray dict (``arg:``/``aux:``
+    prefixes dropped); names not found go to ``default_init``."""
+
+    def __init__(self, param, default_init=None, verbose=False):
+        if isinstance(param, str):
+            param = nd.load(param)
+        assert isinstance(param, dict)
+        self.param = {}
+        for name, arr in param.items():
+            key = name[4:] if name.startswith("arg:") or name.startswith("aux:") else name
+            self.param[key] = arr
+        self.default_init = default_init
+        self.verbose = verbose
+
+    def __call__(self, name, arr):
+        if name in self.param:
+            assert arr.shape == self.param[name].shape, \
+                "Parameter %s cannot be initialized from loading. " % name + \
+                "Shape mismatch, target %s vs loaded %s" % (str(arr.shape),
+                                                            self.param[name].shape)
+            arr[:] = self.param[name]
+            if self.verbose:
+                logging.info("Initialized %s by loading", name)
+        else:
+            assert self.default_init is not None, \
+                "Cannot Initialize %s. Not found in loaded param " % name + \
+                "and no default Initializer is provided."
+            self.default_init(name, arr)
+            if self.verbose:
+                logging.info("Initialized %s by default", name)
+
+
+class Mixed:
+    """Initialize each parameter with the first initializer whose regex matches its name."""
+
+    def __init__(self, patterns, initializers):
+        assert len(patterns) == len(initializers)
+        self.map = list(zip([re.compile(p) for p in patterns], initializers))
+
+    def __call__(self, name, arr):
+        for prog, init in self.map:
+            if prog.match(name):
+                init(name, arr)
+                return
+        raise ValueError('Parameter name %s did not match any pattern. Consider' +
+                         'add a ".*" pattern at the and with default Initializer.')
+
+
+@register
+@alias("zeros")
+class Zero(Initializer):
+    """Weights = 0."""
+
+    def __init__(self):
+        super().__init__()
+
+    def _init_weight(self, _, arr):
+        arr[:] = 0
+
+
+@register
+@alias("ones")
+class One(Initializer):
+    """Weights = 1."""
+
+    def __init__(self):
+        super().__init__()
+
+    def _init_weight(self, _, arr):
+        arr[:] = 1
+
+
+@register
+class Constant(Initializer):
+    """Weights = ``value`` (a scalar or an array broadcastable to the weight)."""
+
+    def __init__(self, value):
+        super().__init__(value=value)
+        self.value = value
+
+    def _init_weight(self, _, arr):
+        arr[:] = self.value
+
+    def dumps(self):
+        val = self._kwargs["value"]
+        if not np.isscalar(val):
+            self._kwargs["value"] = val.tolist() if isinstance(val, np.ndarray) \
+                else val.asnumpy().tolist()
+        return json.dumps([self.__class__.__name__.lower(), self._kwargs])
+
+
+@register
+class Uniform(Initializer):
+    """Weights ~ U(-scale, scale)."""
+
+    def __init__(self, scale=0.07):
+        super().__init__(scale=scale)
+        self.scale = scale
+
+    def _init_weight(self, _, arr):
+        _fill_random(arr, "uniform", -self.scale, self.scale)
+
+
+@register
+class Normal(Initializer):
+    """Weights ~ N(0, sigma^2)."""
+
+    def __init__(self, sigma=0.01):
+        super().__init__(sigma=sigma)
+        self.sigma = sigma
+
+    def _init_weight(self, _, arr):
+        _fill_random(arr, "normal", 0, self.sigma)
+
+
+@register
+class Orthogonal(Initializer):
+    """An orthogonal matrix (SVD of a random one) times ``scale``."""
+
+    def __init__(self, scale=1.414, rand_type="uniform"):
+        super().__init__(scale=scale, rand_type=rand_type)
+        self.scale = scale
+        self.rand_type = rand_type
+
+    def _init_weight(self, _, arr):
+        nout = arr.shape[0]
+        nin = int(np.prod(arr.shape[1:]))
+        if self.rand_type == "uniform":
+            tmp = nd.random.uniform(-1.0, 1.0, shape=(nout, nin)).asnumpy()
+        elif self.rand_type == "normal":
+            tmp = nd.random.normal(0.0, 1.0, shape=(nout, nin)).asnumpy()
+        else:
+            raise ValueError("Unknown random type %s" % self.rand_type)
+        u, _, v = np.linalg.svd(tmp, full_matrices=False)
+        res = u if u.shape == tmp.shape else v
+        arr[:] = self.scale * res.reshape(arr.shape)
+
+
+@register
+class Xavier(Initializer):
+    """Xavier/Glorot: uniform(-c, c) or normal(0, c) with ``c = sqrt(magnitude / n)``,
+    ``n`` = fan_in, fan_out or their mean (``factor_type`` 'in', 'out', 'avg'); the
+    receptive field (dims 2+) multiplies both fans."""
+
+    def __init__(self, rnd_type="uniform", factor_type="avg", magnitude=3):
+        super().__init__(rnd_type=rnd_type, factor_type=factor_type, magnitude=magnitude)
+        self.rnd_type = rnd_type
+        self.factor_type = factor_type
+        self.magnitude = float(magnitude)
+
+    def _init_weight(self, name, arr):
+        shape = arr.shape
+        if len(shape) < 2:
+            raise ValueError("Xavier initializer cannot be applied to vector {0}. It requires at"
+                             " least 2D.".format(name))
+        hw_scale = np.prod(shape[2:]) if len(shape) > 2 else 1.
+        fan_in, fan_out = shape[1] * hw_scale, shape[0] * hw_scale
+        if self.factor_type == "avg":
+            factor = (fan_in + fan_out) / 2.0
+        elif self.factor_type == "in":
+            factor = fan_in
+        elif self.factor_type == "out":
+            factor = fan_out
+        else:
+            raise ValueError("Incorrect factor type")
+        scale = np.sqrt(self.magnitude / factor)
+        if self.rnd_type == "uniform":
+            _fill_random(arr, "uniform", -scale, scale)
+        elif self.rnd_type == "gaussian":
+            _fill_random(arr, "normal", 0, scale)
+        else:
+            raise ValueError("Unknown random type")
+
+
+@register
+class MSRAPrelu(Xavier):
+    """He/MSRA initialization: Xavier gaussian with magnitude ``2 / (1 + slope**2)``."""
+
+    def __init__(self, factor_type="avg", slope=0.25):
+        magnitude = 2. / (1 + slope ** 2)
+        super().__init__("gaussian", factor_type, magnitude)
+        self._kwargs = {"factor_type": factor_type, "slope": slope}
+
+
+@register
+class Bilinear(Initializer):
+    """Bilinear upsampling kernels (for Deconvolution weights)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def _init_weight(self, _, arr):
+        arr[:] = _bilinear(arr.shape)
+
+
+@register
+class LSTMBias(Initializer):
+    """LSTM biases: 0, except the forget gate (second quarter) = ``forget_bias``."""
+
+    def __init__(self, forget_bias=1.0):
+        super().__init__(forget_bias=forget_bias)
+        self.forget_bias = forget_bias
+
+    def _init_weight(self, name, arr):
+        arr[:] = 0.0
+        num_hidden = int(arr.shape[0] / 4)
+        arr[num_hidden:2 * num_hidden] = self.forget_bias

@@ -1,0 +1,827 @@
+"""mx.test_utils: the helpers MXNet scripts and test suites import.
+
+Signatures, defaults and failure messages follow MXNet 1.9.1
+(``assert_almost_equal`` prints MXNet's "Error ... exceeds tolerance" report),
+and the symbolic checks (`check_numeric_gradient`, `check_symbolic_forward`,
+`check_symbolic_backward`) drive ``Symbol.bind`` / ``Executor.forward`` /
+``Executor.backward`` as MXNet's do. Differences:
+
+* `get_mnist` reads the MNIST idx files from disk and never downloads
+  (`download` raises a clear error instead of fetching; a file that is
+  already there is returned, as in MXNet);
+* sparse storage (``stype`` other than 'default') is not supported;
+* ``mx.nd.contrib.allclose`` is not used: NDArrays are compared on the host
+  with numpy, with the same tolerances.
+"""
+import gzip
+import logging
+import numbers
+import os
+import struct
+from collections import OrderedDict
+from contextlib import contextmanager
+
+import numpy as np
+import numpy.random as rnd
+import numpy.testing as npt
+
+from .. import context as _context
+from ..base import MXNetError
+from ..context import Context, current_context
+from ..ndarray import NDArray
+from . import nd as _nd
+
+__all__ = [
+    "default_context", "set_default_context", "default_dtype", "default_rtols", "default_atols",
+    "default_numeric_eps", "effective_dtype", "get_tolerance", "get_tols", "get_atol", "get_rtol",
+    "get_etol", "random_arrays", "random_uniform_arrays", "random_sample", "rand_ndarray",
+    "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "rand_coord_2d", "np_reduce", "same",
+    "checkShapes", "almost_equal", "locationError", "assert_almost_equal", "assert_allclose",
+    "assert_almost_equal_ignore_nan", "assert_exception", "retry", "simple_forward",
+    "numeric_grad", "check_numeric_gradient", "check_symbolic_forward",
+    "check_symbolic_backward", "list_gpus", "download", "get_mnist", "same_array",
+    "environment", "assign_each", "assign_each2", "collapse_sum_like",
+]
+
+
+# ---- contexts and dtypes --------------------------------------------------------------------
+def default_context():
+    """Get default context for regression test."""
+    return current_context()
+
+
+def set_default_context(ctx):
+    """Set default context (what ``mx.current_context()`` returns from now on, in this thread)."""
+    if not isinstance(ctx, Context):
+        raise TypeError(f"set_default_context: expected a Context such as mx.cpu(), got {ctx!r}")
+    Context._default.value = ctx
+
+
+def default_dtype():
+    """Get default data type for regression test."""
+    return np.float32
+
+
+_INT_DTYPES = (np.bool_, np.int8, np.uint8, np.int32, np.uint32, np.int64, np.uint64)
+
+
+def default_rtols():
+    """Get default relative tolerances for data comparisons involving each data type."""
+    tols = {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-4, np.dtype(np.float64): 1e-5}
+    tols.update({np.dtype(t): 0 for t in _INT_DTYPES})
+    return tols
+
+
+def default_atols():
+    """Get default absolute tolerances for data comparisons involving each data type."""
+    tols = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-3, np.dtype(np.float64): 1e-20}
+    tols.update({np.dtype(t): 0 for t in _INT_DTYPES})
+    return tols
+
+
+def default_numeric_eps():
+    """Get default epsilon for finite difference gradient calculations with data type."""
+    return {np.dtype(np.float16): 1.0 / 2 ** 6,
+            np.dtype(np.float32): 1.0 / 2 ** 9,
+            np.dtype(np.float64): 1.0 / 2 ** 14}
+
+
+def effective_dtype(dat):
+    """The dtype that decides the tolerance for `dat` (XLA does not trim float32 GEMM inputs
+    to TF32 unless asked, so this is the array's own dtype)."""
+    return np.dtype(dat.dtype)
+
+
+def get_tolerance(dat, tol, default_tol):
+    """The tolerance for comparisons of `dat`: `tol` itself when it is a number, else its
+    entry (or `default_tol`'s) for the dtype of `dat`."""
+    if isinstance(tol, numbers.Number):
+        return tol
+    dtype = effective_dtype(dat)
+    tol = {} if tol is None else tol
+    return tol.get(dtype, default_tol[dtype])
+
+
+def get_tols(x, y, rtol, atol):
+    """(rtol, atol) for comparing `x` and `y`: the larger default of the two dtypes."""
+    if isinstance(x, numbers.Number):
+        x = np.array(x)
+    if isinstance(y, numbers.Number):
+        y = np.array(y)
+    rtol = max(get_tolerance(x, rtol, default_rtols()), get_tolerance(y, rtol, default_rtols()))
+    atol = max(get_tolerance(x, atol, default_atols()), get_tolerance(y, atol, default_atols()))
+    return rtol, atol
+
+
+def get_atol(atol=None, dtype=np.dtype(np.float64)):
+    """Get default numerical threshold for regression test."""
+    return default_atols()[np.dtype(dtype)] if atol is None else atol
+
+
+def get_rtol(rtol=None, dtype=np.dtype(np.float64)):
+    """Get default numerical threshold for regression test."""
+    return default_rtols()[np.dtype(dtype)] if rtol is None else rtol
+
+
+def get_etol(etol=None):
+    """Get default numerical threshold for regression test."""
+    return 0 if etol is None else etol
+
+
+# ---- random data ------------------------------------------------------------------------------
+def random_arrays(*shapes):
+    """Generate some random numpy arrays."""
+    arrays = [np.array(np.random.randn(), dtype=default_dtype())
+              if len(s) == 0 else np.random.randn(*s).astype(default_dtype())
+              for s in shapes]
+    if len(arrays) == 1:
+        return arrays[0]
+    return arrays
+
+
+def random_uniform_arrays(*shapes, **kwargs):
+    """Generate some random numpy arrays."""
+    low = kwargs.pop("low", 0.0)
+    high = kwargs.pop("high", 1.0)
+    dtype = kwargs.pop("dtype", default_dtype())
+    if len(kwargs) > 0:
+        raise TypeError("Got unexpected argument/s : " + str(kwargs.keys()))
+    return [np.random.uniform(low, high, size=s).astype(dtype) for s in shapes]
+
+
+def random_sample(population, k):
+    """Return a k length list of the elements chosen from the population sequence."""
+    assert 0 <= k <= len(population)
+    population_copy = population[:]
+    np.random.shuffle(population_copy)
+    return population_copy[0:k]
+
+
+def _check_stype(stype, where):
+    if stype not in (None, "default"):
+        raise MXNetError(f"{where}: storage type {stype!r} is not supported by xnd (only dense "
+                         f"'default' arrays; see docs/porting.md)")
+
+
+def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None,
+                 shuffle_csr_indices=False, distribution=None, ctx=None):
+    """A random dense NDArray of `shape` (standard normal values from numpy's global generator)."""
+    _check_stype(stype, "rand_ndarray")
+    ctx = ctx if ctx else default_context()
+    return _nd.array(random_arrays(shape), dtype=dtype, ctx=ctx)
+
+
+def rand_shape_2d(dim0=10, dim1=10, allow_zero_size=False):
+    low = 0 if allow_zero_size else 1
+    return rnd.randint(low, dim0 + 1), rnd.randint(low, dim1 + 1)
+
+
+def rand_shape_3d(dim0=10, dim1=10, dim2=10, allow_zero_size=False):
+    low = 0 if allow_zero_size else 1
+    return rnd.randint(low, dim0 + 1), rnd.randint(low, dim1 + 1), rnd.randint(low, dim2 + 1)
+
+
+def rand_shape_nd(num_dim, dim=10, allow_zero_size=False):
+    low = 0 if allow_zero_size else 1
+    return tuple(rnd.randint(low, dim + 1, size=num_dim))
+
+
+def rand_coord_2d(x_low, x_high, y_low, y_high):
+    x = np.random.randint(x_low, x_high, dtype=np.int64)
+    y = np.random.randint(y_low, y_high, dtype=np.int64)
+    return x, y
+
+
+def np_reduce(dat, axis, keepdims, numpy_reduce_func):
+    """Reduce `dat` over `axis` (int, list or None) with `numpy_reduce_func`, one axis at a time."""
+    if isinstance(axis, int):
+        axis = [axis]
+    else:
+        axis = list(axis) if axis is not None else range(len(dat.shape))
+    ret = dat
+    for i in reversed(sorted(axis)):
+        ret = numpy_reduce_func(ret, axis=i)
+    if keepdims:
+        keepdims_shape = list(dat.shape)
+        for i in axis:
+            keepdims_shape[i] = 1
+        ret = ret.reshape(tuple(keepdims_shape))
+    return ret
+
+
+# ---- comparisons --------------------------------------------------------------------------------
+def _find_max_violation(a, b, rtol, atol):
+    """Finds and returns the location of maximum violation."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        absdiff = np.where(np.equal(a, b), 0, np.abs(a - b))
+        tol = atol + rtol * np.abs(b)
+        violation = absdiff / (tol + 1e-20)
+    loc = np.argmax(violation)
+    idx = tuple(int(i) for i in np.unravel_index(loc, violation.shape))  # (1, 2), not np.int64s
+    return idx, np.max(violation)
+
+
+_LEGACY_REPR = {"legacy": "1.25"} if int(np.__version__.split(".")[0]) >= 2 else {}
+
+
+def same(a, b):
+    """Test if two NumPy arrays are the same."""
+    return np.array_equal(a, b)
+
+
+def checkShapes(a, b):
+    if a.shape != b.shape:
+        msg = npt.build_err_msg([a, b], err_msg="a.shape = {} and b.shape = {} are not equal"
+                                .format(str(a.shape), str(b.shape)))
+        raise AssertionError(msg)
+
+
+def almost_equal(a, b, rtol=None, atol=None, equal_nan=False, use_broadcast=True):
+    """Test if two numpy arrays are almost equal."""
+    if not use_broadcast:
+        checkShapes(a, b)
+    return np.allclose(a, b, rtol=get_rtol(rtol), atol=get_atol(atol), equal_nan=equal_nan)
+
+
+def locationError(a, b, index, names, maxError=False):
+    """Create element mismatch comment."""
+    maximum = "maximum " if maxError else ""
+    return "Location of %serror: %s, %s=%.8f, %s=%.8f" \
+        % (maximum, str(index), names[0], a[index], names[1], b[index])
+
+
+def _host(x):
+    return x.asnumpy() if isinstance(x, NDArray) else x
+
+
+def assert_almost_equal(a, b, rtol=None, atol=None, names=("a", "b"), equal_nan=False,
+                        use_broadcast=True, mismatches=(10, 10)):
+    """Test that two numpy arrays (or NDArrays) are almost equal; raise AssertionError with
+    MXNet's report (largest violations and their locations) if not.
+
+    rtol, atol: None (per-dtype defaults), a number, or a dict dtype -> number.
+    """
+    if not use_broadcast:
+        checkShapes(a, b)
+    rtol, atol = get_tols(a, b, rtol, atol)
+    a, b = _host(a), _host(b)
+    if hasattr(a, "dtype") and a.dtype == np.bool_ and hasattr(b, "dtype") and b.dtype == np.bool_:
+        np.testing.assert_equal(a, b)
+        return
+    if almost_equal(a, b, rtol, atol, equal_nan=equal_nan):
+        return
+    a, b = np.asarray(a), np.asarray(b)
+    index, rel = _find_max_violation(a, b, rtol, atol)
+    if index != ():
+        indexErr = index
+        relErr = rel
+        print("\n*** Maximum errors for vector of size {}:  rtol={}, atol={}\n"
+              .format(a.size, rtol, atol))
+        aTmp = a.copy()
+        bTmp = b.copy()
+        i = 1
+        while i <= a.size:
+            if i <= mismatches[0]:
+                print("%3d: Error %f  %s" % (i, rel, locationError(a, b, index, names)))
+            aTmp[index] = bTmp[index] = 0
+            if almost_equal(aTmp, bTmp, rtol, atol, equal_nan=equal_nan):
+                break
+            i += 1
+            if i <= mismatches[1] or mismatches[1] <= 0:
+                index, rel = _find_max_violation(aTmp, bTmp, rtol, atol)
+            else:
+                break
+        mismatchDegree = "at least " if mismatches[1] > 0 and i > mismatches[1] else ""
+        errMsg = "Error %f exceeds tolerance rtol=%e, atol=%e (mismatch %s%f%%).\n%s" % \
+                 (relErr, rtol, atol, mismatchDegree, 100 * i / a.size,
+                  locationError(a, b, indexErr, names, maxError=True))
+    else:
+        errMsg = "Error %f exceeds tolerance rtol=%e, atol=%e.\n" % (rel, rtol, atol)
+    # MXNet sets these print options globally here; xnd scopes them to the message (and asks
+    # numpy 2 for numpy 1's array repr, without "shape=", as MXNet 1.9.1 printed it).
+    with np.printoptions(threshold=4, suppress=True, **_LEGACY_REPR):
+        msg = npt.build_err_msg([a, b], err_msg=errMsg)
+    raise AssertionError(msg)
+
+
+def assert_allclose(a, b, rtol=1e-07, atol=0, equal_nan=True):
+    assert_almost_equal(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def assert_almost_equal_ignore_nan(a, b, rtol=None, atol=None, names=("a", "b")):
+    """assert_almost_equal, with NaN positions (in either array) set to 0 in both."""
+    a = np.copy(_host(a))
+    b = np.copy(_host(b))
+    nan_mask = np.logical_or(np.isnan(a), np.isnan(b))
+    a[nan_mask] = 0
+    b[nan_mask] = 0
+    assert_almost_equal(a, b, rtol, atol, names)
+
+
+def assert_exception(f, exception_type, *args, **kwargs):
+    """Test that function f will throw an exception of type given by `exception_type`."""
+    try:
+        f(*args, **kwargs)
+        assert False
+    except exception_type:
+        return
+
+
+def retry(n):
+    """Retry n times before failing for stochastic test cases."""
+    assert n > 0
+
+    def decorate(f):
+        def wrapper(*args, **kwargs):
+            err = None
+            for _ in range(n):
+                try:
+                    f(*args, **kwargs)
+                    return
+                except AssertionError as e:
+                    err = e
+            raise err
+        wrapper.__name__ = getattr(f, "__name__", "wrapper")
+        return wrapper
+    return decorate
+
+
+def same_array(array1, array2):
+    """Whether two NDArrays share the same memory (a write to one shows in the other)."""
+    array1[:] += 1
+    if not same(array1.asnumpy(), array2.asnumpy()):
+        array1[:] -= 1
+        return False
+    array1[:] -= 1
+    return same(array1.asnumpy(), array2.asnumpy())
+
+
+def assign_each(the_input, function):
+    """Apply `function` to each element of numpy array `the_input`."""
+    if function is None:
+        return np.copy(the_input)
+    return np.vectorize(function)(the_input).astype(np.asarray(the_input).dtype)
+
+
+def assign_each2(input1, input2, function):
+    """Apply `function` to each pair of elements of `input1` and `input2`."""
+    if function is None:
+        return np.copy(input1)
+    return np.vectorize(function)(input1, input2).astype(np.asarray(input1).dtype)
+
+
+def collapse_sum_like(a, shape):
+    """Sum `a` down to `shape` (the reverse of broadcasting)."""
+    assert len(a.shape) >= len(shape)
+    if np.prod(shape) == 0 or a.size == 0:
+        return np.zeros(shape, dtype=a.dtype)
+    axes = []
+    ndim_diff = len(a.shape) - len(shape)
+    for i in range(ndim_diff):
+        axes.append(i)
+    for i, s in enumerate(shape):
+        if s != a.shape[i + ndim_diff]:
+            assert s == 1
+            axes.append(i + ndim_diff)
+    return np.sum(a, axis=tuple(axes)).reshape(shape)
+
+
+@contextmanager
+def environment(*args):
+    """Set environment variables for the duration of a ``with`` block:
+    ``environment('MXNET_X', '1')`` or ``environment({'MXNET_X': '1', ...})``;
+    a value of None unsets the variable."""
+    if len(args) == 2:
+        pairs = {args[0]: args[1]}
+    elif len(args) == 1 and isinstance(args[0], dict):
+        pairs = dict(args[0])
+    else:
+        raise ValueError("environment(name, value) or environment({name: value, ...})")
+    saved = {k: os.environ.get(k) for k in pairs}
+    try:
+        for k, v in pairs.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = str(v)
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+# ---- symbolic checks ---------------------------------------------------------------------------------
+def _sorted_items(d):
+    return sorted(d.items(), key=lambda t: t[0])
+
+
+def _sorted_dict(d):
+    return OrderedDict(_sorted_items(d))
+
+
+def _check_dtype(dtype, allow_asnumpy=True):
+    ok = (allow_asnumpy and isinstance(dtype, str) and dtype == "asnumpy") or \
+        (not isinstance(dtype, str) and dtype in (np.float16, np.float32, np.float64))
+    assert ok, f"dtype must be np.float16, np.float32, np.float64{' or asnumpy' * allow_asnumpy}"
+
+
+def _parse_location(sym, location, ctx, dtype=default_dtype()):
+    """The arguments of `sym` ({name: NDArray}, sorted by name) from a list in
+    ``sym.list_arguments()`` order or a dict; numpy arrays become NDArrays on `ctx`."""
+    assert isinstance(location, (dict, list, tuple))
+    _check_dtype(dtype)
+    if isinstance(location, dict):
+        if set(location.keys()) != set(sym.list_arguments()):
+            raise ValueError("Symbol arguments and keys of the given location do not match."
+                             "symbol args:%s, location.keys():%s"
+                             % (str(set(sym.list_arguments())), str(set(location.keys()))))
+    else:
+        location = {k: v for k, v in zip(sym.list_arguments(), location)}
+    location = {k: _nd.array(v, ctx=ctx, dtype=v.dtype if _is_asnumpy(dtype) else dtype)
+                if isinstance(v, np.ndarray) else v for k, v in location.items()}
+    return _sorted_dict(location)
+
+
+def _is_asnumpy(dtype):
+    return isinstance(dtype, str) and dtype == "asnumpy"
+
+
+def _parse_aux_states(sym, aux_states, ctx, dtype=default_dtype()):
+    """The auxiliary states of `sym` as {name: NDArray} from a list or a dict, or None."""
+    _check_dtype(dtype)
+    if aux_states is not None:
+        if isinstance(aux_states, dict):
+            if set(aux_states.keys()) != set(sym.list_auxiliary_states()):
+                raise ValueError("Symbol aux_states names and given aux_states do not match."
+                                 "symbol aux_names:%s, aux_states.keys:%s"
+                                 % (str(set(sym.list_auxiliary_states())),
+                                    str(set(aux_states.keys()))))
+        elif isinstance(aux_states, (list, tuple)):
+            aux_names = sym.list_auxiliary_states()
+            aux_states = {k: v for k, v in zip(aux_names, aux_states)}
+        aux_states = {k: _nd.array(v, ctx=ctx, dtype=v.dtype if _is_asnumpy(dtype) else dtype)
+                      for k, v in aux_states.items()}
+    return aux_states
+
+
+def simple_forward(sym, ctx=None, is_train=False, **inputs):
+    """Forward `sym` on numpy `inputs` (by argument name); numpy result(s)."""
+    ctx = ctx or default_context()
+    inputs = {k: _nd.array(v) for k, v in inputs.items()}
+    exe = sym.bind(ctx, args=inputs)
+    exe.forward(is_train=is_train)
+    outputs = [x.asnumpy() for x in exe.outputs]
+    if len(outputs) == 1:
+        outputs = outputs[0]
+    return outputs
+
+
+def numeric_grad(executor, location, aux_states=None, eps=1e-4, use_forward_train=True,
+                 dtype=default_dtype()):
+    """Finite-difference gradient of the sum of ``executor.outputs[0]`` with respect to each
+    array in `location` ({name: numpy array}); central differences with step `eps`."""
+    _check_dtype(dtype, allow_asnumpy=False)
+    approx_grads = {k: np.zeros(v.shape, dtype=dtype) for k, v in location.items()}
+    for k, v in location.items():
+        executor.arg_dict[k][:] = _nd.array(v, dtype=dtype)
+    for k in location:
+        location[k] = np.asarray(location[k], order="C")
+    for k, v in location.items():
+        if v.dtype.kind != "f":
+            continue
+        old_value = v.copy()
+        for i in range(int(np.prod(v.shape))):
+            v.ravel()[i] += eps / 2.0
+            executor.arg_dict[k][:] = _nd.array(v, dtype=dtype)
+            if aux_states is not None:
+                for key, val in aux_states.items():
+                    executor.aux_dict[key][:] = val
+            executor.forward(is_train=use_forward_train)
+            f_peps = executor.outputs[0].asnumpy()
+
+            v.ravel()[i] -= eps
+            executor.arg_dict[k][:] = _nd.array(v, dtype=dtype)
+            if aux_states is not None:
+                for key, val in aux_states.items():
+                    executor.aux_dict[key][:] = _nd.array(val, dtype=dtype)
+            executor.forward(is_train=use_forward_train)
+            f_neps = executor.outputs[0].asnumpy()
+
+            approx_grad = (f_peps - f_neps).sum() / eps
+            approx_grads[k].ravel()[i] = approx_grad
+            v.ravel()[i] = old_value.ravel()[i]
+        executor.arg_dict[k][:] = _nd.array(old_value, dtype=dtype)
+    return approx_grads
+
+
+def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rtol=None,
+                           atol=None, grad_nodes=None, use_forward_train=True, ctx=None,
+                           grad_stype_dict=None, dtype=default_dtype()):
+    """Verify the backward pass of `sym` against finite differences (Theano's verify_grad):
+    the symbol's output is multiplied by a fixed random projection and summed, and the
+    symbolic gradient of each argument in `grad_nodes` (default: all; a list, or a dict
+    name -> grad_req 'write' / 'add' / 'null') must match the numerical one."""
+    from .. import symbol as _sym
+
+    _check_dtype(dtype, allow_asnumpy=False)
+    if grad_stype_dict:
+        for v in grad_stype_dict.values():
+            _check_stype(v, "check_numeric_gradient")
+    if ctx is None:
+        ctx = default_context()
+
+    def random_projection(shape):
+        # not too small, or too much precision is lost in the numerical gradient
+        return np.random.rand(*shape) + 0.1
+
+    location = _parse_location(sym=sym, location=location, ctx=ctx, dtype=dtype)
+    location_npy = {k: v.asnumpy() for k, v in location.items()}
+    aux_states = _parse_aux_states(sym=sym, aux_states=aux_states, ctx=ctx, dtype=dtype)
+    aux_states_npy = {k: v.asnumpy() for k, v in aux_states.items()} if aux_states is not None \
+        else None
+    if grad_nodes is None:
+        grad_nodes = sym.list_arguments()
+        grad_req = {k: "write" for k in grad_nodes}
+    elif isinstance(grad_nodes, (list, tuple)):
+        grad_nodes = list(grad_nodes)
+        grad_req = {k: "write" for k in grad_nodes}
+    elif isinstance(grad_nodes, dict):
+        grad_req = grad_nodes.copy()
+        grad_nodes = grad_nodes.keys()
+    else:
+        raise ValueError
+
+    input_shape = {k: v.shape for k, v in location.items()}
+    _, out_shape, _ = sym.infer_shape(**input_shape)
+    proj = _sym.Variable("__random_proj")
+    out = _sym.make_loss(sym * proj)
+
+    location = dict(list(location.items()) +
+                    [("__random_proj", _nd.array(random_projection(out_shape[0]), ctx=ctx,
+                                                 dtype=dtype))])
+    args_grad_npy = dict([(k, np.random.normal(0, 0.01, size=location[k].shape))
+                          for k in grad_nodes]
+                         + [("__random_proj", np.random.normal(0, 0.01, size=out_shape[0]))])
+    args_grad = {k: _nd.array(v, ctx=ctx, dtype=dtype) for k, v in args_grad_npy.items()}
+
+    executor = out.bind(ctx, grad_req=grad_req, args=location, args_grad=args_grad,
+                        aux_states=aux_states)
+    inps = executor.arg_arrays
+    if len(inps) != len(location):
+        raise ValueError("Executor arg_arrays and and location len do not match."
+                         "Got %d inputs and %d locations" % (len(inps), len(location)))
+    assert len(executor.outputs) in (0, 1)
+
+    executor.forward(is_train=True)
+    assert len(executor.outputs) == 1
+    eps = get_tolerance(executor.outputs[0], numeric_eps, default_numeric_eps())
+    # cannot use finite differences with small eps without high precision
+    if dtype in (np.float32, np.float16):
+        assert eps >= 1e-5
+
+    executor.backward()
+    symbolic_grads = executor.grad_dict
+
+    numeric_gradients = numeric_grad(executor, location_npy, aux_states_npy, eps=eps,
+                                     use_forward_train=use_forward_train, dtype=dtype)
+
+    for name in grad_nodes:
+        fd_grad = numeric_gradients[name]
+        orig_grad = args_grad_npy[name]
+        sym_grad = symbolic_grads.get(name, args_grad[name])
+        if grad_req[name] == "write":
+            assert_almost_equal(fd_grad, sym_grad, rtol, atol,
+                                ("NUMERICAL_%s" % name, "BACKWARD_%s" % name))
+        elif grad_req[name] == "add":
+            if isinstance(sym_grad, NDArray):
+                sym_grad = sym_grad.asnumpy()
+            assert_almost_equal(fd_grad, sym_grad - orig_grad, rtol, atol,
+                                ("NUMERICAL_%s" % name, "BACKWARD_%s" % name))
+        elif grad_req[name] == "null":
+            assert_almost_equal(orig_grad, sym_grad, rtol, atol,
+                                ("NUMERICAL_%s" % name, "BACKWARD_%s" % name))
+        else:
+            raise ValueError("Invalid grad_req %s for argument %s" % (grad_req[name], name))
+
+
+def check_symbolic_forward(sym, location, expected, rtol=None, atol=None, aux_states=None,
+                           ctx=None, equal_nan=False, dtype=default_dtype()):
+    """Bind `sym` at `location` (list in list_arguments() order, or dict), run forward
+    (is_train=False) and compare each output with `expected` (list, or dict by output name).
+    Returns the executor's outputs."""
+    _check_dtype(dtype)
+    if ctx is None:
+        ctx = default_context()
+    location = _parse_location(sym=sym, location=location, ctx=ctx, dtype=dtype)
+    aux_states = _parse_aux_states(sym=sym, aux_states=aux_states, ctx=ctx, dtype=dtype)
+    if isinstance(expected, dict):
+        expected = [expected[k] for k in sym.list_outputs()]
+    args_grad_data = {k: _nd.zeros(v.shape, ctx=ctx, dtype=v.dtype if _is_asnumpy(dtype) else dtype)
+                      for k, v in location.items()}
+    executor = sym.bind(ctx=ctx, args=location, args_grad=args_grad_data, aux_states=aux_states)
+    executor.forward(is_train=False)
+    outputs = executor.outputs
+    for output_name, expect, output in zip(sym.list_outputs(), expected, outputs):
+        assert_almost_equal(expect, output, rtol, atol,
+                            ("EXPECTED_%s" % output_name, "FORWARD_%s" % output_name),
+                            equal_nan=equal_nan)
+    return executor.outputs
+
+
+def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=None,
+                            aux_states=None, grad_req="write", ctx=None, grad_stypes=None,
+                            equal_nan=False, dtype=default_dtype()):
+    """Bind `sym` at `location`, run forward(is_train=True) and backward(out_grads), and
+    compare the argument gradients with `expected` (list in list_arguments() order, or dict).
+    grad_req: 'write', 'add' (checked as the change from a random starting gradient) or
+    'null' (the gradient buffer must be untouched), one for all or per argument.
+    Returns the gradient arrays {name: NDArray}."""
+    _check_dtype(dtype)
+    if grad_stypes:
+        for v in grad_stypes.values():
+            _check_stype(v, "check_symbolic_backward")
+    if ctx is None:
+        ctx = default_context()
+    location = _parse_location(sym=sym, location=location, ctx=ctx, dtype=dtype)
+    aux_states = _parse_aux_states(sym=sym, aux_states=aux_states, ctx=ctx, dtype=dtype)
+    if isinstance(expected, (list, tuple)):
+        expected = {k: v for k, v in zip(sym.list_arguments(), expected)}
+
+    # Dirty the output buffer deterministically, for reproducibility.
+    args_grad_npy = {k: np.random.normal(size=v.shape) for k, v in _sorted_items(expected)}
+    args_grad_data = {k: _nd.array(v, ctx=ctx, dtype=expected[k].dtype if _is_asnumpy(dtype)
+                                   else dtype)
+                      for k, v in args_grad_npy.items()}
+
+    if isinstance(grad_req, str):
+        grad_req = {k: grad_req for k in sym.list_arguments()}
+    elif isinstance(grad_req, (list, tuple)):
+        grad_req = {k: v for k, v in zip(sym.list_arguments(), grad_req)}
+
+    executor = sym.bind(ctx=ctx, args=location, args_grad=args_grad_data, aux_states=aux_states,
+                        grad_req=grad_req)
+    executor.forward(is_train=True)
+
+    if isinstance(out_grads, (tuple, list)):
+        out_grads = [_nd.array(arr, ctx=ctx, dtype=arr.dtype if _is_asnumpy(dtype) else dtype)
+                     if isinstance(arr, np.ndarray) else arr for arr in out_grads]
+    elif isinstance(out_grads, dict):
+        out_grads = {k: _nd.array(v, ctx=ctx, dtype=v.dtype if _is_asnumpy(dtype) else dtype)
+                     if isinstance(v, np.ndarray) else v for k, v in out_grads.items()}
+        out_grads = [out_grads[k] for k in sym.list_outputs()]
+    else:
+        assert out_grads is None
+    executor.backward(out_grads)
+
+    grads = args_grad_data
+    for name in expected:
+        if grad_req[name] == "write":
+            assert_almost_equal(expected[name], grads[name], rtol, atol,
+                                ("EXPECTED_%s" % name, "BACKWARD_%s" % name), equal_nan=equal_nan)
+        elif grad_req[name] == "add":
+            grad = grads[name].asnumpy() if isinstance(grads[name], NDArray) else grads[name]
+            assert_almost_equal(expected[name], grad - args_grad_npy[name], rtol, atol,
+                                ("EXPECTED_%s" % name, "BACKWARD_%s" % name), equal_nan=equal_nan)
+        elif grad_req[name] == "null":
+            assert_almost_equal(args_grad_npy[name], grads[name], rtol, atol,
+                                ("EXPECTED_%s" % name, "BACKWARD_%s" % name), equal_nan=equal_nan)
+        else:
+            raise ValueError("Invalid grad_req %s for argument %s" % (grad_req[name], name))
+    return args_grad_data
+
+
+# ---- devices, files, data sets ------------------------------------------------------------------------
+def list_gpus():
+    """range(n) for the n GPUs JAX sees (range(0) without one)."""
+    return range(_context.num_gpus())
+
+
+class DownloadError(ConnectionError, MXNetError):
+    """xnd does not download; raised when a file is not already on disk."""
+
+
+def download(url, fname=None, dirname=None, overwrite=False, retries=5):
+    """MXNet's download helper, without the network: returns the local file name when the
+    file is already there (as MXNet does when ``overwrite`` is False) and otherwise raises
+    DownloadError (a ConnectionError) saying where to put the file."""
+    assert retries >= 0, "Number of retries should be at least 0"
+    if fname is None:
+        fname = url.split("/")[-1]
+    if dirname is None:
+        dirname = os.path.dirname(fname)
+    else:
+        fname = os.path.join(dirname, fname)
+    if not overwrite and os.path.exists(fname):
+        logging.info("%s exists, skipping download", fname)
+        return fname
+    raise DownloadError(
+        f"xnd.test_utils.download: xnd does not download files (no network access is assumed). "
+        f"Fetch {url} yourself and save it as {os.path.abspath(fname)!r}; download() then "
+        f"returns that path{' (overwrite=True always downloads: pass overwrite=False)' if overwrite else ''}.")
+
+
+_MNIST_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+
+
+def _mnist_dirs():
+    dirs = [os.getcwd(), os.path.join(os.getcwd(), "data")]
+    home = os.environ.get("MXNET_HOME") or os.path.join(os.path.expanduser("~"), ".mxnet")
+    dirs += [os.path.join(home, "datasets", "mnist"), os.path.join(home, "datasets")]
+    return dirs
+
+
+def _find_mnist(name):
+    for d in _mnist_dirs():
+        for candidate in (name + ".gz", name):
+            path = os.path.join(d, candidate)
+            if os.path.isfile(path):
+                return path
+    return None
+
+
+def _read_idx(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        magic = struct.unpack(">I", f.read(4))[0]
+        ndim = magic & 0xFF
+        dims = struct.unpack(">" + "I" * ndim, f.read(4 * ndim))
+        data = np.frombuffer(f.read(), dtype=np.uint8)
+    if magic >> 8 != 0x08 or data.size != int(np.prod(dims)):
+        raise MXNetError(f"get_mnist: {path} is not an MNIST idx file of unsigned bytes")
+    return data.reshape(dims)
+
+
+def get_mnist():
+    """MNIST as MXNet's get_mnist returns it: {'train_data': (60000, 1, 28, 28) float32 in
+    [0, 1], 'train_label': int8 labels, 'test_data', 'test_label'}.
+
+    xnd reads the four idx files (gzipped as MXNet downloads them, or unpacked) from the
+    current directory, ./data, or $MXNET_HOME/datasets/mnist (MXNET_HOME defaults to
+    ~/.mxnet), and never downloads them."""
+    paths = {n: _find_mnist(n) for n in _MNIST_FILES}
+    missing = [n for n, p in paths.items() if p is None]
+    if missing:
+        raise DownloadError(
+            "get_mnist: the MNIST files are not on disk and xnd does not download them. Put "
+            + ", ".join(n + ".gz" for n in _MNIST_FILES)
+            + " (from http://data.mxnet.io/data/mnist/ or http://yann.lecun.com/exdb/mnist/) in "
+            + " or ".join(repr(d) for d in _mnist_dirs()[:3])
+            + f"; missing: {', '.join(missing)}")
+
+    def read(label_name, image_name):
+        label = _read_idx(paths[label_name]).astype(np.int8)
+        image = _read_idx(paths[image_name])
+        image = image.reshape(image.shape[0], 1, 28, 28).astype(np.float32) / 255
+        return label, image
+
+    train_lbl, train_img = read("train-labels-idx1-ubyte", "train-images-idx3-ubyte")
+    test_lbl, test_img = read("t10k-labels-idx1-ubyte", "t10k-images-idx3-ubyte")
+    return {"train_data": train_img, "train_label": train_lbl,
+            "test_data": test_img, "test_label": test_lbl}
+
+
+def get_mnist_iterator(batch_size, input_shape, num_parts=1, part_index=0):
+    """MNIST NDArrayIters (train, val) over the local files (see get_mnist)."""
+    from . import io as _io
+
+    mnist = get_mnist()
+    flat = len(input_shape) != 3
+
+    def shaped(x):
+        return x.reshape(x.shape[0], -1) if flat else x
+
+    n = mnist["train_data"].shape[0]
+    part = slice(part_index * n // num_parts, (part_index + 1) * n // num_parts)
+    train = _io.NDArrayIter(shaped(mnist["train_data"][part]), mnist["train_label"][part],
+                            batch_size, shuffle=True)
+    val = _io.NDArrayIter(shaped(mnist["test_data"]), mnist["test_label"], batch_size)
+    return train, val
+
+
+def discard_stderr():
+    """MXNet's context manager that silences stderr; kept for scripts that use it."""
+    return _DiscardStderr()
+
+
+class _DiscardStderr:
+    def __enter__(self):
+        import sys
+        self._fd = sys.stderr.fileno() if hasattr(sys.stderr, "fileno") else None
+        try:
+            self._saved = os.dup(2)
+            self._null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(self._null, 2)
+        except OSError:
+            self._saved = None
+        return self
+
+    def __exit__(self, *exc):
+        if self._saved is not None:
+            os.dup2(self._saved, 2)
+            os.close(self._saved)
+            os.close(self._null)
+

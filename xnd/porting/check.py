@@ -1,0 +1,1118 @@
+"""`xnd check PATH...`: a static porting report for MXNet code.
+
+Every ``.py`` file and every code cell of every ``.ipynb`` notebook under the
+given paths is parsed with `ast` (never executed). The scanner follows the
+names that MXNet is imported under (``import mxnet as mx``, ``from mxnet
+import nd, gluon``, ``import mxnet.ndarray as F``, ``from mxnet.gluon import
+nn``, ``from mxnet.gluon.nn import Conv2D``, assignments such as ``F =
+mx.sym``), the ``F`` argument of ``hybrid_forward``, and the objects built
+from them (``mod = mx.mod.Module(...)`` then ``mod.fit``; ``x = nd.ones(3)``
+then ``x.asnumpy``). Each API reached is looked up in xnd itself, never in a
+hand-kept list:
+
+* the module table of `xnd.compat` (``MXNET_MODULES``) says which xnd module
+  stands for an mxnet module; an attribute is supported when ``getattr`` on
+  that module succeeds;
+* for the operator namespaces (``mx.nd``, ``mx.sym``, Gluon's ``F``) the
+  operator registry (`xnd.lowering.registry`) names the operator; ``F.X``
+  must exist in both ``mx.nd`` and ``mx.sym``, since a block runs with either.
+
+Each use is ``supported``, ``unsupported`` (xnd lacks it: the report says
+which part is missing), or ``unknown`` (the chain goes through a value the
+scanner cannot follow: a call whose result it cannot type, an element of a
+list, an attribute that the class does not define and instances may set).
+"""
+import ast
+import collections
+import importlib
+import inspect
+import json
+import os
+import re
+import sys
+import types
+import warnings
+
+SUPPORTED, UNSUPPORTED, UNKNOWN = "supported", "unsupported", "unknown"
+STATUSES = (SUPPORTED, UNSUPPORTED, UNKNOWN)
+SOURCE_SUFFIXES = (".py", ".ipynb")
+SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", "node_modules", ".git", ".hg", ".svn", ".tox"}
+
+# The operator namespaces: calling something found there gives an NDArray (nd) or a
+# Symbol (sym), which is what the scanner assumes for attributes of call results.
+OP_NAMESPACES = {"xnd.frontend.nd": "nd", "xnd.frontend.random": "nd", "xnd.frontend.linalg": "nd",
+                 "xnd.symbol": "sym"}
+
+
+# ---- what a name or expression stands for ---------------------------------------------------
+class Mod:
+    """An mxnet dotted name: a module (``mxnet.gluon``) or an object in one (``mxnet.nd.zeros``)."""
+    __slots__ = ("path",)
+
+    def __init__(self, path):
+        self.path = tuple(path)
+
+    def __eq__(self, other):
+        return type(other) is Mod and other.path == self.path
+
+    def __hash__(self):
+        return hash(self.path)
+
+
+class OpNS:
+    """Gluon's ``F`` (``mx.nd`` or ``mx.sym``, whichever the block runs with), and names in it."""
+    __slots__ = ("path",)
+
+    def __init__(self, path=()):
+        self.path = tuple(path)
+
+    def __eq__(self, other):
+        return type(other) is OpNS and other.path == self.path
+
+    def __hash__(self):
+        return hash(("F",) + self.path)
+
+
+class Inst:
+    """An instance of a resolved class, or the result of an operator-namespace call
+    (``kinds``: the classes it may be, with their mxnet names)."""
+    __slots__ = ("classes",)
+
+    def __init__(self, classes):
+        self.classes = tuple(classes)  # ((mxnet name, class object), ...)
+
+    def __eq__(self, other):
+        return type(other) is Inst and [c for _, c in other.classes] == [c for _, c in self.classes]
+
+    def __hash__(self):
+        return hash(tuple(id(c) for _, c in self.classes))
+
+
+class Opaque:
+    """Something reached from MXNet that the scanner cannot follow further."""
+    __slots__ = ("dead",)
+
+    def __init__(self, dead=False):
+        self.dead = dead  # True past an unsupported use: nothing more is reported on it
+
+    def __eq__(self, other):
+        return type(other) is Opaque and other.dead == self.dead
+
+    def __hash__(self):
+        return hash(("opaque", self.dead))
+
+
+OTHER = None  # not an MXNet value
+
+
+# ---- looking names up in xnd ---------------------------------------------------------------------
+class Resolution:
+    __slots__ = ("status", "obj", "reason", "where")
+
+    def __init__(self, status, obj=None, reason=None, where=None):
+        self.status, self.obj, self.reason, self.where = status, obj, reason, where
+
+
+class Resolver:
+    """Looks mxnet dotted names up in xnd's module table, modules and operator registry."""
+
+    def __init__(self):
+        import xnd  # noqa: F401
+        from xnd import compat
+        from xnd.lowering import registry
+
+        self.compat = compat
+        self.ops = registry.all_ops()
+        self._cache = {}
+        self._modules = {}
+
+    def _import(self, xnd_name):
+        """(module, None), (None, None) when there is no such module, (None, reason) when it fails."""
+        hit = self._modules.get(xnd_name)
+        if hit is None:
+            try:
+                hit = (importlib.import_module(xnd_name), None)
+            except ModuleNotFoundError as e:
+                missing = e.name or ""
+                if missing == xnd_name or xnd_name.startswith(missing + "."):
+                    hit = (None, None)
+                else:
+                    hit = (None, f"importing {xnd_name} failed: {type(e).__name__}: {e}")
+            except Exception as e:  # an xnd module that does not import is not support
+                hit = (None, f"importing {xnd_name} failed: {type(e).__name__}: {e}")
+            self._modules[xnd_name] = hit
+        return hit
+
+    def resolve(self, path):
+        """Resolution of an mxnet dotted name given as a tuple ('mxnet', 'gluon', 'nn', 'Conv2D')."""
+        path = tuple(path)
+        hit = self._cache.get(path)
+        if hit is None:
+            hit = self._cache[path] = self._resolve(path)
+        return hit
+
+    def _resolve(self, path):
+        mxname = ".".join(path)
+        # The longest prefix that is an xnd module, then getattr for the rest.
+        for i in range(len(path), 0, -1):
+            xnd_name = self.compat.resolve(".".join(path[:i]))
+            if xnd_name is None:
+                if i == 2 and path[0] == "mxnet":  # mxnet.<internal or _private>: not an MXNet name
+                    return Resolution(UNSUPPORTED, reason=f"xnd does not provide {mxname!r}")
+                continue
+            module, failure = self._import(xnd_name)
+            if failure is not None:
+                return Resolution(UNSUPPORTED, reason=failure)
+            if module is None:
+                continue
+            obj, where = module, xnd_name
+            for k, attr in enumerate(path[i:], start=i):
+                try:
+                    obj = getattr(obj, attr)
+                except Exception:
+                    return self._missing(path[:k], attr, where)
+                where = f"{where}.{attr}"
+            return Resolution(SUPPORTED, obj, where=where)
+        return Resolution(UNSUPPORTED, reason=f"xnd does not provide {mxname!r}")
+
+    def _missing(self, parent, attr, where):
+        """Why ``parent.attr`` is unsupported, as precisely as the tables say."""
+        name = ".".join(parent + (attr,))
+        if attr in self.ops and _namespace_kind(parent):
+            return Resolution(UNSUPPORTED, reason=f"operator {attr!r} is in xnd's registry but "
+                                                  f"not exported as {name}")
+        if name in self.compat.MXNET_MODULES:
+            return Resolution(UNSUPPORTED, reason=f"xnd does not provide the module {name!r} (it "
+                                                  f"would be {self.compat.MXNET_MODULES[name]})")
+        if where == "xnd":
+            return Resolution(UNSUPPORTED, reason=f"xnd does not provide {name!r}")
+        return Resolution(UNSUPPORTED, reason=f"{where} has no attribute {attr!r}")
+
+    def resolve_f(self, rest):
+        """``F.<rest>`` inside hybrid_forward: it must work with F = mx.nd and F = mx.sym."""
+        nd = self.resolve(("mxnet", "ndarray") + tuple(rest))
+        sym = self.resolve(("mxnet", "symbol") + tuple(rest))
+        if nd.status == SUPPORTED and sym.status == SUPPORTED:
+            return Resolution(SUPPORTED, (nd.obj, sym.obj), where=f"{nd.where} / {sym.where}")
+        missing = [r.reason for r in (nd, sym) if r.status != SUPPORTED]
+        return Resolution(UNSUPPORTED, reason="; ".join(missing))
+
+    def op_name(self, path_tail):
+        """The registry operator a namespace attribute stands for, if any."""
+        op = self.ops.get(path_tail[-1]) if path_tail else None
+        return op.name if op is not None else None
+
+
+def _namespace_kind(path):
+    """'nd' or 'sym' when `path` is an operator namespace (mxnet.nd, mxnet.sym.random, ...)."""
+    if len(path) >= 2 and path[0] == "mxnet":
+        if path[1] in ("nd", "ndarray"):
+            return "nd"
+        if path[1] in ("sym", "symbol"):
+            return "sym"
+    return None
+
+
+def _qualname(obj, fallback):
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__
+    mod = getattr(obj, "__module__", None)
+    qual = getattr(obj, "__qualname__", None)
+    if isinstance(mod, str) and isinstance(qual, str) and "<" not in qual:
+        return f"{mod}.{qual}"
+    return fallback
+
+
+# ---- one use of an MXNet API -------------------------------------------------------------------
+class Use:
+    __slots__ = ("line", "col", "cell", "text", "api", "status", "reason", "xnd")
+
+    def __init__(self, line, col, cell, text, api, status, reason=None, xnd=None):
+        self.line, self.col, self.cell = line, col, cell
+        self.text, self.api, self.status, self.reason, self.xnd = text, api, status, reason, xnd
+
+    def as_dict(self):
+        d = {"line": self.line, "col": self.col}
+        if self.cell is not None:
+            d["cell"] = self.cell
+        d.update(text=self.text, api=self.api, status=self.status)
+        if self.reason:
+            d["reason"] = self.reason
+        if self.xnd:
+            d["xnd"] = self.xnd
+        return d
+
+
+# ---- scopes ------------------------------------------------------------------------------------
+class Scope:
+    """Names bound in one module/function/class/comprehension body, each with the expressions
+    bound to it; a name's value is worked out lazily (flow-insensitively) on first lookup."""
+
+    def __init__(self, parent, kind, node=None):
+        self.parent, self.kind, self.node = parent, kind, node
+        self.bindings = collections.defaultdict(list)  # name -> [("import", value) | ("expr", node) | ("value", v) | ("other", None)]
+        self.globals = set()
+        self.nonlocals = set()
+        self._values = {}
+
+    def bind(self, name, kind, payload=None):
+        if name in self.globals and self.kind != "module":
+            self.module().bind(name, kind, payload)
+        else:
+            self.bindings[name].append((kind, payload))
+
+    def module(self):
+        s = self
+        while s.parent is not None:
+            s = s.parent
+        return s
+
+
+class FileScanner:
+    """Scans one parsed source (a module, or the code cells of a notebook) for MXNet uses."""
+
+    def __init__(self, resolver):
+        self.r = resolver
+        self.uses = []
+        self._cell = None
+        self._evaluating = set()
+
+    # -- entry point --------------------------------------------------------------------------
+    def scan(self, trees):
+        """`trees`: [(cell or None, ast.Module)] sharing one module scope (notebook cells)."""
+        module = Scope(None, "module")
+        for _, tree in trees:
+            self._collect(module, tree.body)
+        for cell, tree in trees:
+            self._cell = cell
+            self._visit_body(module, tree.body)
+        return self.uses
+
+    # -- phase 1: bindings ----------------------------------------------------------------------
+    def _collect(self, scope, body):
+        for stmt in body:
+            self._collect_stmt(scope, stmt)
+
+    def _collect_stmt(self, scope, node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            scope.bind(node.name, "other")
+            return
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] != "mxnet":
+                    scope.bind(alias.asname or parts[0], "other")
+                elif alias.asname:
+                    scope.bind(alias.asname, "import", Mod(parts))
+                else:
+                    scope.bind("mxnet", "import", Mod(["mxnet"]))
+            return
+        if isinstance(node, ast.ImportFrom):
+            parts = (node.module or "").split(".")
+            from_mx = node.level == 0 and parts[0] == "mxnet"
+            for alias in node.names:
+                if alias.name == "*":
+                    continue
+                name = alias.asname or alias.name
+                scope.bind(name, "import" if from_mx else "other",
+                           Mod(parts + [alias.name]) if from_mx else None)
+            return
+        if isinstance(node, ast.Global):
+            scope.globals.update(node.names)
+            return
+        if isinstance(node, ast.Nonlocal):
+            scope.nonlocals.update(node.names)
+            return
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                self._bind_target(scope, target, node.value)
+        elif isinstance(node, ast.AnnAssign):
+            if node.value is not None:
+                self._bind_target(scope, node.target, node.value)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self._bind_target(scope, node.target, None)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    self._bind_target(scope, item.optional_vars, None)
+        elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            for handler in node.handlers:
+                if handler.name:
+                    scope.bind(handler.name, "other")
+        elif type(node).__name__ == "Match":
+            for case in node.cases:
+                for sub in ast.walk(case.pattern):
+                    for attr in ("name", "rest"):
+                        n = getattr(sub, attr, None)
+                        if isinstance(n, str):
+                            scope.bind(n, "other")
+        # walrus targets anywhere in this statement's own expressions
+        for sub in _own_nodes(node):
+            if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
+                scope.bind(sub.target.id, "expr", sub.value)
+        for field in ("body", "orelse", "finalbody"):
+            self._collect(scope, getattr(node, field, None) or [])
+        for handler in getattr(node, "handlers", None) or []:
+            self._collect(scope, handler.body)
+        for case in getattr(node, "cases", None) or []:
+            self._collect(scope, case.body)
+
+    def _bind_target(self, scope, target, value):
+        if isinstance(target, ast.Name):
+            scope.bind(target.id, "expr" if value is not None else "other", value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
+            if values is not None and len(values) == len(target.elts) and not any(
+                    isinstance(e, ast.Starred) for e in target.elts):
+                for t, v in zip(target.elts, values):
+                    self._bind_target(scope, t, v)
+            else:
+                for t in target.elts:
+                    self._bind_target(scope, t.value if isinstance(t, ast.Starred) else t, None)
+        elif isinstance(target, ast.Starred):
+            self._bind_target(scope, target.value, None)
+        # attribute and subscript targets bind no name
+
+    # -- name lookup ------------------------------------------------------------------------------
+    def lookup(self, scope, name):
+        s = scope
+        if name in s.globals:
+            s = s.module()
+        while s is not None:
+            if name in s.bindings:
+                return self._value(s, name)
+            s = s.parent
+            while s is not None and s.kind == "class":  # function bodies do not see class scopes
+                s = s.parent
+        return OTHER
+
+    def _value(self, scope, name):
+        if name in scope._values:
+            return scope._values[name]
+        key = (id(scope), name)
+        if key in self._evaluating:
+            return OTHER
+        self._evaluating.add(key)
+        try:
+            values, imported = [], []
+            for kind, payload in scope.bindings[name]:
+                if kind == "import":
+                    imported.append(payload)
+                elif kind == "expr":
+                    values.append(self.evaluate(scope, payload, record=False))
+                elif kind == "value":
+                    values.append(payload)
+                else:
+                    values.append(OTHER)
+            value = _combine(imported, values)
+        finally:
+            self._evaluating.discard(key)
+        scope._values[name] = value
+        return value
+
+    # -- evaluating expressions -------------------------------------------------------------------
+    def evaluate(self, scope, node, record=True):
+        """What `node` stands for; when `record`, the MXNet uses in it are recorded as well
+        (only the longest attribute chain of each)."""
+        if isinstance(node, ast.Name):
+            value = self.lookup(scope, node.id)
+            if record and isinstance(node.ctx, ast.Load):
+                self._record_value(node, node.id, value)
+            return value
+        if isinstance(node, ast.Attribute):
+            return self._chain(scope, node, record)
+        if isinstance(node, ast.Call):
+            return self._call(scope, node, record)
+        if isinstance(node, ast.Subscript):
+            base = self.evaluate(scope, node.value, record)
+            if record:
+                self.visit_expr(scope, node.slice)
+            if base is OTHER:
+                return OTHER
+            return Opaque(isinstance(base, Opaque) and base.dead)
+        if isinstance(node, ast.IfExp):
+            if record:
+                self.visit_expr(scope, node.test)
+            a = self.evaluate(scope, node.body, record)
+            b = self.evaluate(scope, node.orelse, record)
+            return a if a == b else (Opaque() if OTHER not in (a, b) else OTHER)
+        if isinstance(node, ast.NamedExpr):
+            return self.evaluate(scope, node.value, record)
+        if record:
+            self.visit_expr(scope, node)
+        return OTHER
+
+    def _chain(self, scope, node, record):
+        """An attribute chain a.b.c: evaluate its root, then follow the attributes. Recorded:
+        the longest prefix the scanner could resolve (supported or unsupported), and the whole
+        chain as unknown when it goes on through a value the scanner cannot follow."""
+        nodes = []
+        root = node
+        while isinstance(root, ast.Attribute):
+            nodes.append(root)
+            root = root.value
+        nodes.reverse()
+        attrs = [n.attr for n in nodes]
+        if isinstance(root, ast.Name):
+            base = self.lookup(scope, root.id)
+        else:
+            base = self.evaluate(scope, root, record)
+        value, res, res_at, opaque_tail = base, None, -1, False
+        for i, attr in enumerate(attrs):
+            new, r = self._attr(value, attr)
+            if r is not None:
+                res, res_at, opaque_tail = r, i, False
+                if r.status == UNSUPPORTED:
+                    value = new
+                    break
+            elif isinstance(value, Opaque) and not value.dead:
+                opaque_tail = True
+            value = new
+        if not record or not isinstance(node.ctx, ast.Load) or base is OTHER:
+            return value
+        if res is not None:
+            upto = nodes[-1] if res.status == UNSUPPORTED else nodes[res_at]
+            if res.status == SUPPORTED and isinstance(res.obj, types.ModuleType) and not opaque_tail:
+                pass  # a module named in passing (an argument, `F = mx.sym`): imports are the uses
+            elif res.status == UNSUPPORTED or res_at == len(nodes) - 1 or opaque_tail:
+                self._add(upto, _text(node if res.status == UNSUPPORTED else upto),
+                          _api(base, attrs[:res_at + 1]), res.status, res.reason,
+                          res.where if res.status == SUPPORTED else None)
+        if opaque_tail:
+            self._add(node, _text(node), _api(base, attrs), UNKNOWN,
+                      "the chain goes through a value the scanner cannot follow")
+        return value
+
+    def _attr(self, value, attr):
+        """(value of value.attr, Resolution or None when there is nothing to report)."""
+        if value is OTHER:
+            return OTHER, None
+        if isinstance(value, Mod):
+            path = value.path + (attr,)
+            res = self.r.resolve(path)
+            if res.status != SUPPORTED:
+                return Opaque(dead=True), res
+            return Mod(path), res
+        if isinstance(value, OpNS):
+            path = value.path + (attr,)
+            res = self.r.resolve_f(path)
+            if res.status != SUPPORTED:
+                return Opaque(dead=True), res
+            return OpNS(path), res
+        if isinstance(value, Inst):
+            if all(_has_attr(cls, attr) for _, cls in value.classes):
+                where = " / ".join(_qualname(cls, name) + "." + attr for name, cls in value.classes)
+                return Opaque(), Resolution(SUPPORTED, where=where)
+            missing = [name for name, cls in value.classes if not _has_attr(cls, attr)]
+            return Opaque(), Resolution(
+                UNKNOWN, reason=f"class {' and '.join(missing)} has no attribute {attr!r} "
+                                f"(an instance may still set it)")
+        if isinstance(value, Opaque):
+            return value, None
+        return OTHER, None
+
+    def _call(self, scope, node, record):
+        func = self.evaluate(scope, node.func, record)
+        if record:
+            for arg in node.args:
+                self.visit_expr(scope, arg)
+            for kw in node.keywords:
+                self.visit_expr(scope, kw.value)
+        if isinstance(node.func, ast.Name) and node.func.id == "getattr" and func is OTHER \
+                and len(node.args) >= 2:
+            # getattr(mx.nd, 'relu') is mx.nd.relu; getattr(mx.nd, name) cannot be followed
+            base = self.evaluate(scope, node.args[0], record=False)
+            if base is not OTHER and not (isinstance(base, Opaque) and base.dead):
+                name = node.args[1]
+                if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                    value, res = self._attr(base, name.value)
+                    if record and res is not None:
+                        self._add(node, _text(node), _api(base, [name.value]), res.status,
+                                  res.reason, res.where if res.status == SUPPORTED else None)
+                    return value
+                if record and _is_module_like(self, base):
+                    self._add(node, _text(node), _api(base, ["<dynamic>"]), UNKNOWN,
+                              "getattr with a name computed at run time")
+                return Opaque()
+        return self._call_result(func)
+
+    def _call_result(self, func):
+        if func is OTHER:
+            return OTHER
+        if isinstance(func, Opaque):
+            return Opaque(func.dead)
+        if isinstance(func, OpNS):
+            return Inst(self._op_classes("F"))
+        if isinstance(func, Mod):
+            res = self.r.resolve(func.path)
+            obj = res.obj
+            if res.status != SUPPORTED:
+                return Opaque(dead=True)
+            if inspect.isclass(obj):
+                return Inst([(".".join(func.path), obj)])
+            kind = _namespace_kind(func.path[:-1]) or OP_NAMESPACES.get(getattr(obj, "__module__", ""))
+            if kind is not None and callable(obj) and not isinstance(obj, types.ModuleType):
+                return Inst(self._op_classes(kind))
+        return Opaque()
+
+    def _op_classes(self, kind):
+        out = []
+        if kind in ("nd", "F"):
+            res = self.r.resolve(("mxnet", "ndarray", "NDArray"))
+            if res.status == SUPPORTED:
+                out.append(("mxnet.ndarray.NDArray", res.obj))
+        if kind in ("sym", "F"):
+            res = self.r.resolve(("mxnet", "symbol", "Symbol"))
+            if res.status == SUPPORTED:
+                out.append(("mxnet.symbol.Symbol", res.obj))
+        return out
+
+    # -- recording ---------------------------------------------------------------------------------
+    def _record_value(self, node, name, value):
+        """A bare name: report it when it stands for an object imported from MXNet (not a module)."""
+        if not isinstance(value, Mod) or len(value.path) < 2:
+            return
+        res = self.r.resolve(value.path)
+        if res.status == SUPPORTED and isinstance(res.obj, types.ModuleType):
+            return
+        self._add(node, name, ".".join(value.path), res.status, res.reason,
+                  res.where if res.status == SUPPORTED else None)
+
+    def _add(self, node, text, api, status, reason=None, where=None):
+        self.uses.append(Use(getattr(node, "lineno", 0), getattr(node, "col_offset", 0), self._cell,
+                             text, api or text, status, reason if status != SUPPORTED else None,
+                             where))
+
+    # -- phase 2: visiting statements ------------------------------------------------------------
+    def _visit_body(self, scope, body):
+        for stmt in body:
+            self._visit_stmt(scope, stmt)
+
+    def _visit_stmt(self, scope, node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for d in node.decorator_list:
+                self.visit_expr(scope, d)
+            self._visit_args_defaults(scope, node.args)
+            if node.returns is not None:
+                self.visit_expr(scope, node.returns)
+            inner = Scope(scope, "function", node)
+            self._bind_params(inner, node)
+            self._collect(inner, node.body)
+            self._visit_body(inner, node.body)
+            return
+        if isinstance(node, ast.ClassDef):
+            for d in node.decorator_list:
+                self.visit_expr(scope, d)
+            for b in node.bases:
+                self.visit_expr(scope, b)
+            for kw in node.keywords:
+                self.visit_expr(scope, kw.value)
+            inner = Scope(scope, "class", node)
+            self._collect(inner, node.body)
+            self._visit_body(inner, node.body)
+            return
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "mxnet":
+                    self._record_import(node, alias.name.split("."), alias.name)
+            return
+        if isinstance(node, ast.ImportFrom):
+            parts = (node.module or "").split(".")
+            if node.level == 0 and parts[0] == "mxnet":
+                if any(a.name == "*" for a in node.names):
+                    res = self.r.resolve(parts)
+                    if res.status != SUPPORTED:
+                        self._add(node, f"from {node.module} import *", node.module, res.status, res.reason)
+                    else:
+                        self._add(node, f"from {node.module} import *", node.module + ".*", UNKNOWN,
+                                  "the names a star import brings in are not checked")
+                for alias in node.names:
+                    if alias.name != "*":
+                        self._record_import(node, parts + [alias.name], f"{node.module}.{alias.name}")
+            return
+        # every other statement: its expressions, then its nested statement lists
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, ast.AST):
+                if isinstance(value, ast.expr):
+                    self.visit_expr(scope, value)
+                elif isinstance(value, ast.excepthandler):
+                    self._visit_handler(scope, value)
+                elif isinstance(value, ast.stmt):
+                    self._visit_stmt(scope, value)
+                else:  # arguments, withitem, match_case, pattern ...
+                    self._visit_misc(scope, value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.stmt):
+                        self._visit_stmt(scope, item)
+                    elif isinstance(item, ast.expr):
+                        self.visit_expr(scope, item)
+                    elif isinstance(item, ast.excepthandler):
+                        self._visit_handler(scope, item)
+                    elif isinstance(item, ast.AST):
+                        self._visit_misc(scope, item)
+
+    def _visit_handler(self, scope, handler):
+        if handler.type is not None:
+            self.visit_expr(scope, handler.type)
+        self._visit_body(scope, handler.body)
+
+    def _visit_misc(self, scope, node):
+        if type(node).__name__ == "match_case":
+            if node.guard is not None:
+                self.visit_expr(scope, node.guard)
+            self._visit_body(scope, node.body)
+            return
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.visit_expr(scope, child)
+            elif isinstance(child, ast.stmt):
+                self._visit_stmt(scope, child)
+            else:
+                self._visit_misc(scope, child)
+
+    def _record_import(self, node, parts, text):
+        res = self.r.resolve(parts)
+        self._add(node, text, ".".join(parts), res.status, res.reason,
+                  res.where if res.status == SUPPORTED else None)
+
+    def _visit_args_defaults(self, scope, args):
+        for d in list(args.defaults) + [d for d in args.kw_defaults if d is not None]:
+            self.visit_expr(scope, d)
+        for a in list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs) + \
+                [x for x in (args.vararg, args.kwarg) if x is not None]:
+            if a.annotation is not None:
+                self.visit_expr(scope, a.annotation)
+
+    def _bind_params(self, inner, node):
+        args = node.args
+        positional = list(args.posonlyargs) + list(args.args)
+        names = [a.arg for a in positional + list(args.kwonlyargs)]
+        names += [x.arg for x in (args.vararg, args.kwarg) if x is not None]
+        for n in names:
+            inner.bind(n, "other")
+        if node.name == "hybrid_forward" and len(positional) >= 2:
+            f = positional[1].arg  # def hybrid_forward(self, F, x, ...): F is mx.nd or mx.sym
+            inner.bindings[f] = [("value", OpNS())]
+
+    def visit_expr(self, scope, node):
+        """Record the MXNet uses anywhere inside expression `node`."""
+        if node is None:
+            return
+        if isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.IfExp, ast.NamedExpr)):
+            self.evaluate(scope, node, record=True)
+            return
+        if isinstance(node, ast.Lambda):
+            self._visit_args_defaults(scope, node.args)
+            inner = Scope(scope, "function", node)
+            for a in list(node.args.posonlyargs) + list(node.args.args) + list(node.args.kwonlyargs):
+                inner.bind(a.arg, "other")
+            for x in (node.args.vararg, node.args.kwarg):
+                if x is not None:
+                    inner.bind(x.arg, "other")
+            self.visit_expr(inner, node.body)
+            return
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            inner = Scope(scope, "function", node)
+            for gen in node.generators:
+                self.visit_expr(scope if gen is node.generators[0] else inner, gen.iter)
+                self._bind_target(inner, gen.target, None)
+                for cond in gen.ifs:
+                    self.visit_expr(inner, cond)
+            if isinstance(node, ast.DictComp):
+                self.visit_expr(inner, node.key)
+                self.visit_expr(inner, node.value)
+            else:
+                self.visit_expr(inner, node.elt)
+            return
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.visit_expr(scope, child)
+            elif isinstance(child, ast.AST):
+                self._visit_misc(scope, child)
+
+
+def _own_nodes(stmt):
+    """The expression nodes of a statement, not those of nested statements or scopes."""
+    stack = [c for c in ast.iter_child_nodes(stmt) if isinstance(c, ast.expr)]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, (ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            continue
+        stack.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, ast.expr))
+
+
+def _combine(imported, values):
+    """The value of a name from all its bindings in one scope: an MXNet import wins over other
+    assignments (``try: import mxnet as mx / except ImportError: mx = None``); otherwise the
+    bindings must agree, or it is an MXNet value the scanner cannot pin down."""
+    if imported:
+        return imported[0] if all(v == imported[0] for v in imported) else Opaque()
+    if not values:
+        return OTHER
+    first = values[0]
+    if all(v == first for v in values):
+        return first
+    if all(v is not OTHER for v in values):
+        return Opaque()
+    return OTHER
+
+
+def _has_attr(cls, attr):
+    try:
+        inspect.getattr_static(cls, attr)
+        return True
+    except AttributeError:
+        return hasattr(cls, attr)
+
+
+def _is_module_like(scanner, value):
+    if isinstance(value, OpNS):
+        return True
+    if isinstance(value, Mod):
+        res = scanner.r.resolve(value.path)
+        return res.status == SUPPORTED and isinstance(res.obj, types.ModuleType)
+    return False
+
+
+def _api(base, attrs):
+    """The name a use is counted under: the mxnet dotted name, ``F.X``, or ``Class.attr``."""
+    if isinstance(base, Mod):
+        return ".".join(base.path + tuple(attrs))
+    if isinstance(base, OpNS):
+        return ".".join(("F",) + base.path + tuple(attrs))
+    if isinstance(base, Inst):
+        names = "|".join(name for name, _ in base.classes) or "?"
+        return ".".join([names] + list(attrs))
+    return None  # the caller uses the source text
+
+
+def _text(node, limit=80):
+    """The source spelling of a chain: mx.nd.zeros(...).asnumpy."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_text(node.value, limit)}.{node.attr}"
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2:
+            a = node.args[1]
+            name = repr(a.value) if isinstance(a, ast.Constant) else "..."
+            return f"getattr({_text(node.args[0], limit)}, {name})"
+        return f"{_text(node.func, limit)}(...)"
+    if isinstance(node, ast.Subscript):
+        return f"{_text(node.value, limit)}[...]"
+    try:
+        s = ast.unparse(node)
+    except Exception:
+        s = type(node).__name__
+    return s if len(s) <= limit else s[:limit - 3] + "..."
+
+
+# ---- reading files -----------------------------------------------------------------------------------
+_CELL_MAGICS_WITH_PYTHON = {"time", "timeit", "capture", "prun", "writefile", "file", "debug", "px",
+                            "autoreload"}
+_SHELL_ASSIGN = re.compile(r"^\s*[\w.,\s\[\]()*]+=\s*[%!]")
+_HELP = re.compile(r"^(\?{1,2}[\w.]+|[\w.]+\?{1,2})$")
+
+
+def _clean_cell(source):
+    """IPython cell text -> Python text with the same line numbers: magics, shell escapes and
+    ``obj?`` help lines (at the start of a logical line) become ``pass``; a cell magic that
+    does not hold Python empties the cell."""
+    lines = source.splitlines()
+    if lines and lines[0].lstrip().startswith("%%"):
+        magic = lines[0].lstrip()[2:].split(None, 1)[0] if lines[0].strip() != "%%" else ""
+        if magic not in _CELL_MAGICS_WITH_PYTHON:
+            return ""
+        lines[0] = ""
+    out = []
+    state = _LineState()
+    for line in lines:
+        stripped = line.strip()
+        if state.at_start() and (stripped.startswith(("%", "!")) or _SHELL_ASSIGN.match(line)
+                                 or _HELP.match(stripped)):
+            out.append(line[:len(line) - len(line.lstrip())] + "pass")
+            continue
+        out.append(line)
+        state.feed(line)
+    return "\n".join(out) + "\n"
+
+
+class _LineState:
+    """Just enough of Python's tokenizer to tell whether the next line starts a logical line
+    (not inside brackets, a triple-quoted string, or after a backslash)."""
+
+    def __init__(self):
+        self.depth = 0
+        self.quote = None  # the open triple quote
+        self.backslash = False
+
+    def at_start(self):
+        return self.depth == 0 and self.quote is None and not self.backslash
+
+    def feed(self, line):
+        i, n = 0, len(line)
+        self.backslash = False
+        while i < n:
+            c = line[i]
+            if self.quote:
+                if c == "\\":
+                    i += 2
+                    continue
+                if line.startswith(self.quote, i):
+                    i += len(self.quote)
+                    self.quote = None
+                    continue
+                i += 1
+                continue
+            if c == "#":
+                break
+            if c in "\"'":
+                q = line[i:i + 3] if line[i:i + 3] in ('"""', "'''") else c
+                if len(q) == 3:
+                    self.quote = q
+                    i += 3
+                    continue
+                j = i + 1
+                while j < n and line[j] != c:
+                    j += 2 if line[j] == "\\" else 1
+                i = j + 1
+                continue
+            if c in "([{":
+                self.depth += 1
+            elif c in ")]}":
+                self.depth = max(0, self.depth - 1)
+            i += 1
+        if not self.quote and line.rstrip().endswith("\\") and not line.lstrip().startswith("#"):
+            self.backslash = True
+
+
+def read_notebook(path):
+    """[(cell number counted from 1, source)] of the notebook's code cells."""
+    with open(path, encoding="utf-8") as f:
+        nb = json.load(f)
+    cells = nb.get("cells")
+    if cells is None:  # nbformat 3
+        cells = [c for ws in nb.get("worksheets", []) for c in ws.get("cells", [])]
+    out = []
+    for i, cell in enumerate(cells, start=1):
+        if cell.get("cell_type") != "code":
+            continue
+        src = cell.get("source", cell.get("input", ""))
+        if isinstance(src, list):
+            src = "".join(src)
+        out.append((i, src))
+    return out
+
+
+def iter_files(paths):
+    """(path, None) for each file to scan, or (path, error) for a path that does not exist."""
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+                for f in sorted(files):
+                    if f.endswith(SOURCE_SUFFIXES):
+                        yield os.path.join(root, f), None
+        elif os.path.isfile(p):
+            yield p, None
+        else:
+            yield p, "no such file or directory"
+
+
+def _parse(source, filename):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(source, filename=filename)
+
+
+def _syntax_message(e):
+    where = f"line {e.lineno}" if getattr(e, "lineno", None) else "unknown line"
+    return f"{type(e).__name__}: {e.msg} ({where})"
+
+
+def scan_file(path, resolver):
+    """{'path', 'uses': [Use], 'errors': [str]} for one file; never raises for bad input."""
+    result = {"path": path, "uses": [], "errors": []}
+    try:
+        trees = []
+        if path.endswith(".ipynb"):
+            try:
+                cells = read_notebook(path)
+            except (ValueError, UnicodeDecodeError, AttributeError, TypeError) as e:
+                result["errors"].append(f"not a readable notebook: {type(e).__name__}: {e}")
+                return result
+            for number, src in cells:
+                try:
+                    try:
+                        tree = _parse(src, path)
+                    except SyntaxError:  # IPython syntax: magics, !shell, obj?
+                        tree = _parse(_clean_cell(src), path)
+                    trees.append((number, tree))
+                except (SyntaxError, ValueError) as e:
+                    msg = _syntax_message(e) if isinstance(e, SyntaxError) else str(e)
+                    result["errors"].append(f"cell {number}: {msg}")
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+            try:
+                trees.append((None, _parse(data, path)))
+            except (SyntaxError, ValueError) as e:
+                result["errors"].append(_syntax_message(e) if isinstance(e, SyntaxError) else
+                                        f"{type(e).__name__}: {e}")
+        if trees:
+            result["uses"] = FileScanner(resolver).scan(trees)
+    except RecursionError:
+        result["errors"].append("too deeply nested to scan")
+    except OSError as e:
+        result["errors"].append(f"cannot read: {e.strerror or e}")
+    return result
+
+
+# ---- the report ----------------------------------------------------------------------------------------
+def run_check(paths, resolver=None):
+    """Scan `paths`; returns the report as a dict (the ``--json`` output)."""
+    resolver = resolver or Resolver()
+    files = []
+    for path, error in iter_files(paths):
+        if error is not None:
+            files.append({"path": path, "uses": [], "errors": [error], "missing": True})
+            continue
+        files.append(scan_file(path, resolver))
+    return _report(files)
+
+
+def _report(files):
+    import xnd
+
+    counts = {s: 0 for s in STATUSES}
+    apis = {s: collections.Counter() for s in STATUSES}
+    reasons = {}
+    for f in files:
+        for u in f["uses"]:
+            counts[u.status] += 1
+            apis[u.status][u.api] += 1
+            if u.status != SUPPORTED:
+                reasons.setdefault((u.status, u.api), u.reason)
+    summary = {
+        "files": len(files),
+        "files_with_errors": sum(1 for f in files if f["errors"]),
+        "files_using_mxnet": sum(1 for f in files if f["uses"]),
+        "uses": dict(counts, total=sum(counts.values())),
+        "apis": {s: len(apis[s]) for s in STATUSES},
+    }
+
+    def top(status):
+        return [{"api": api, "uses": n, "reason": reasons.get((status, api))}
+                for api, n in sorted(apis[status].items(), key=lambda kv: (-kv[1], kv[0]))]
+
+    return {
+        "tool": "xnd check",
+        "xnd_version": getattr(xnd, "xnd_version", None),
+        "mxnet_api": getattr(xnd, "__version__", None),
+        "summary": summary,
+        "unsupported_apis": top(UNSUPPORTED),
+        "unknown_apis": top(UNKNOWN),
+        "files": [{"path": f["path"], "errors": f["errors"],
+                   "uses": [u.as_dict() for u in f["uses"]]} for f in files],
+    }
+
+
+def _where(path, use):
+    if use.get("cell") is not None:
+        return f"{path}:cell{use['cell']}:{use['line']}"
+    return f"{path}:{use['line']}"
+
+
+def format_text(report, show_unknown=False, top=15):
+    lines = []
+    for f in report["files"]:
+        for e in f["errors"]:
+            lines.append(f"{f['path']}: error: {e}")
+        for u in f["uses"]:
+            if u["status"] == UNSUPPORTED or (show_unknown and u["status"] == UNKNOWN):
+                reason = f"  ({u['reason']})" if u.get("reason") else ""
+                lines.append(f"{_where(f['path'], u)}: {u['status']} {u['text']}{reason}")
+    s = report["summary"]
+    u, a = s["uses"], s["apis"]
+    if lines:
+        lines.append("")
+    lines.append(f"xnd check: {s['files']} file{'s' if s['files'] != 1 else ''} scanned, "
+                 f"{s['files_using_mxnet']} using MXNet, {s['files_with_errors']} with errors")
+    lines.append(f"  {u['total']} uses of MXNet APIs: {u['supported']} supported, "
+                 f"{u['unsupported']} unsupported, {u['unknown']} unknown")
+    lines.append(f"  distinct APIs: {a['supported']} supported, {a['unsupported']} unsupported, "
+                 f"{a['unknown']} unknown")
+    if report["unsupported_apis"] and top:
+        lines.append("  most used unsupported APIs:")
+        for item in report["unsupported_apis"][:top]:
+            lines.append(f"    {item['uses']:6d}  {item['api']}")
+    return "\n".join(lines) + "\n"
+
+
+def exit_status(report):
+    """0: everything supported; 1: something unsupported or a file that could not be read."""
+    s = report["summary"]
+    return 1 if s["uses"]["unsupported"] or s["files_with_errors"] else 0
+
+
+USAGE = """\
+usage: python -m xnd check [--json] [--unknown] [--top N] PATH...
+
+Static porting report: every .py file and .ipynb notebook under PATH is parsed (never run)
+and each MXNet API it reaches is looked up in xnd (its module table and operator registry):
+supported, unsupported (listed as path:line) or unknown (the scanner cannot follow the value).
+Exit status 0 when everything found is supported, 1 when something is unsupported or a file
+could not be parsed, 2 for a usage error.
+
+  --json       print the whole report as JSON (every use, with its status and reason)
+  --unknown    also list the unknown uses, path:line each
+  --top N      how many of the most used unsupported APIs to list in the summary (default 15)
+"""
+
+
+def main(argv):
+    as_json = show_unknown = False
+    top = 15
+    paths = []
+    args = list(argv)
+    while args:
+        a = args.pop(0)
+        if a == "--json":
+            as_json = True
+        elif a in ("--unknown", "-u"):
+            show_unknown = True
+        elif a == "--top" and args:
+            try:
+                top = int(args.pop(0))
+            except ValueError:
+                sys.stderr.write(USAGE)
+                return 2
+        elif a in ("-h", "--help"):
+            sys.stdout.write(USAGE)
+            return 0
+        elif a == "--":
+            paths.extend(args)
+            break
+        elif a.startswith("-") and a != "-":
+            sys.stderr.write(f"xnd check: unknown option {a}\n" + USAGE)
+            return 2
+        else:
+            paths.append(a)
+    if not paths:
+        sys.stderr.write(USAGE)
+        return 2
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        for p in missing:
+            sys.stderr.write(f"xnd check: {p}: no such file or directory\n")
+        return 2
+    report = run_check(paths)
+    if as_json:
+        json.dump(report, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(format_text(report, show_unknown=show_unknown, top=top))
+    return exit_status(report)
+
