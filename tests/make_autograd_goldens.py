@@ -1070,7 +1070,7 @@ def _(mx, nd, ag):
     x = var(nd, [1., 2])
     k = nd.ones(2)
     with ag.record():
-        y = x * k
+        x * k  # k becomes a constant of the graph
         k += 1
 
 

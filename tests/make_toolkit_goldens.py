@@ -344,11 +344,11 @@ def metric_inputs():
     rl2 = (r2[:, 0] + rs.randn(4) * 0.5).astype(np.float32)
     return {"p1": p1, "l1": l1, "p2": p2, "l2": l2, "b1": b1, "bl1": bl1, "b2": b2, "bl2": bl2,
             "r1": r1, "rl1": rl1, "r2": r2, "rl2": rl2,
-            "cls1": np.array([0, 1, 3, 3, 1, 2], np.float32)}
+            "cls1": np.array([0, 1, 3, 3, 1, 2], np.float32), "r2f": r2.ravel()}
 
 
 def feval_pair(label, pred):
-    return float(np.abs(label.ravel() - pred.ravel()).sum()), label.size
+    return float(np.abs(label.ravel() - pred.argmax(axis=1)).sum()), label.size
 
 
 def feval_scalar(label, pred):
@@ -373,8 +373,9 @@ METRIC_CASES = {
     "rmse": ("rmse", {}, [(["rl1"], ["r1"]), (["rl2"], ["r2"])]),
     "ce": ("ce", {}, [(["l1"], ["p1"]), (["l2"], ["p2"])]),
     "nll": ("nll_loss", {}, [(["l1"], ["p1"]), (["l2"], ["p2"])]),
-    "pearsonr": ("pearsonr", {}, [(["rl1"], ["r1"]), (["rl2"], ["r2"])]),
-    "pearsonr_micro": ("pearsonr", {"average": "micro"}, [(["rl1"], ["r1"]), (["rl2"], ["r2"])]),
+    "pearsonr": ("pearsonr", {}, [(["rl1"], ["r1"]), (["rl2"], ["r2f"])]),
+    "pearsonr_micro": ("pearsonr", {"average": "micro"}, [(["rl1"], ["r1"]), (["rl2"], ["r2f"])]),
+    "pearsonr_shape": ("pearsonr", {}, [(["rl1"], ["r1"]), (["rl2"], ["r2"])]),
     "loss": ("loss", {}, [([], ["r1"]), ([], ["p2"])]),
     "pcc": ("pcc", {}, [(["l1"], ["p1"]), (["l2"], ["p2"])]),
     "composite": (["acc", "ce", "top_k_accuracy"], {}, [(["l1"], ["p1"]), (["l2"], ["p2"])]),
@@ -407,12 +408,11 @@ def gold_metrics():
             rec["name"] = m.name
             rec["type"] = type(m).__name__
             rec["initial"] = enc(m.get(), "")
-            after = []
+            after = rec["after"] = []
             for labels, preds in batches:
                 m.update([mx.nd.array(inp[k]) for k in labels], [mx.nd.array(inp[k]) for k in preds])
                 after.append({"get": enc(m.get(), ""), "global": enc(m.get_global(), ""),
                               "name_value": enc(m.get_name_value(), "")})
-            rec["after"] = after
             m.reset_local()
             rec["after_reset_local"] = {"get": enc(m.get(), ""), "global": enc(m.get_global(), "")}
             m.reset()

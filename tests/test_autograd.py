@@ -50,15 +50,7 @@ DEVIATIONS = {
 }
 
 # Cases that need a change outside xnd/autograd (requested from the core): xfail until then.
-_TIE = "lowering: MXNet's subgradient at a tie/kink (see the autograd report)"
-CORE_PENDING = {
-    "grad_req_null_with_other": "core: attach_grad('null') must still allocate a zeros .grad",
-    "copy_and_context": "core: copy()/copyto() must go through a registry op while recording",
-    "tie_abs_at_zero": _TIE, "tie_relu_at_zero": _TIE, "tie_norm_l1_at_zero": _TIE,
-    "tie_max_ties": _TIE, "tie_max_axis_ties": _TIE, "tie_min_ties": _TIE,
-    "tie_maximum_ties": _TIE, "tie_maximum_ties_rhs": _TIE, "tie_minimum_ties": _TIE,
-    "tie_maximum_scalar_tie": _TIE, "tie_minimum_scalar_tie": _TIE,
-}
+CORE_PENDING = {}
 
 # Per-case tolerance (rtol, atol) where MXNet's float32 arithmetic is the less accurate one.
 TOLERANCES = {

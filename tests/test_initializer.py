@@ -85,7 +85,7 @@ def test_dispatch(key):
 def test_legacy_str_warns():
     with pytest.warns(DeprecationWarning):
         init.Zero()("fc_weight", mx.nd.ones((2,)))
-    with pytest.raises(TypeError):
+    with pytest.warns(DeprecationWarning), pytest.raises(TypeError):
         init.Zero()("fc_weight", np.ones(2))
 
 
@@ -260,6 +260,11 @@ def test_verbosity(caplog):
     i = init.One().set_verbosity(True)
     i(init.InitDesc("x_weight"), mx.nd.zeros((4,)))
     assert caplog.records[-1].getMessage() == "Initialized x_weight as weight: 1.0"
+
+
+def test_fusedrnn_unsupported():
+    with pytest.raises(mx.MXNetError, match="FusedRNN"):
+        init.create("fusedrnn", init=None, num_hidden=4, num_layers=1, mode="lstm")
 
 
 def test_initdesc():

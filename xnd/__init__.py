@@ -5,7 +5,7 @@ from .base import MXNetError
 from .context import Context, cpu, cpu_pinned, current_context, default_context, gpu, num_gpus
 from .frontend import nd, random
 from .frontend.nd import NDArray
-from . import symbol
+from . import autograd, symbol
 
 ndarray = nd  # mx.ndarray is the namespace; the class lives in mx.nd.ndarray (xnd/ndarray.py)
 sym = symbol

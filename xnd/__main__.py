@@ -46,16 +46,33 @@ DEMOS = [
 ]
 
 
+class _FirstMxnetImport:
+    """A meta-path finder for a script run by `run_script`: at the script's first ``import
+    mxnet`` it re-reads the MXNET_* variables (a script sets them just before that import, as
+    MXNet reads them there, while xnd was imported earlier, to run this command), makes
+    ``mxnet`` mean xnd, and steps aside."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] != "mxnet":
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        from xnd import compat, engine
+
+        engine.configure()
+        return compat.find_spec(name, path, target)
+
+
 def run_script(path, args=()):
     """Run `path` as ``python path args...`` would, with ``import mxnet`` aliased
     to xnd.  Returns 0; SystemExit from the script propagates; an uncaught
     exception prints its traceback (from the script's frame on) and returns 1."""
-    from xnd.compat import alias_mxnet
-
     if not os.path.exists(path):
         print(f"xnd run: can't open file {path!r}: No such file or directory", file=sys.stderr)
         return 2
-    alias_mxnet()
+    if sys.modules.get("mxnet") is None:
+        sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _FirstMxnetImport)]
+        sys.meta_path.insert(0, _FirstMxnetImport())
     sys.argv = [path, *args]
     if not sys.flags.safe_path:  # as python does: the script's directory comes first
         sys.path[0:1] = [os.path.dirname(os.path.realpath(path))]
@@ -84,12 +101,14 @@ def _exit_code(e):
 
 
 def demo(args=()):
-    """Run the bundled demo scripts one after the other; the first failure's status is returned."""
+    """Run the bundled demo scripts one after the other (a failing one does not stop the next);
+    returns 0, or the first failure's exit status."""
     args = list(args)
     if args and not (len(args) == 2 and args[0] == "--epochs" and args[1].isdigit()):
         print("usage: python -m xnd demo [--epochs N]", file=sys.stderr)
         return 2
     saved_argv, saved_path = list(sys.argv), list(sys.path)
+    failed = 0
     for i, (script, what) in enumerate(DEMOS, start=1):
         print(f"== xnd demo {i}/{len(DEMOS)}: {os.path.basename(script)}: {what} ==", flush=True)
         tic = time.time()
@@ -101,10 +120,12 @@ def demo(args=()):
             sys.argv, sys.path[:] = saved_argv, saved_path
         sys.stdout.flush()
         if status:
-            print(f"xnd demo: {os.path.basename(script)} failed (exit status {status})", file=sys.stderr)
-            return status
+            print(f"xnd demo: {os.path.basename(script)} failed (exit status {status})\n",
+                  file=sys.stderr, flush=True)
+            failed = failed or status
+            continue
         print(f"== {os.path.basename(script)} done in {time.time() - tic:.1f} s ==\n", flush=True)
-    return 0
+    return failed
 
 
 def info():

@@ -226,11 +226,15 @@ class NDArray:
 
     # ---- copies, dtypes, contexts --------------------------------------------------------
     def copy(self):
+        if STATE.recording:
+            return invoke(registry.get("_copy"), [self], {})
         return self.copyto(self._ctx)
 
     def copyto(self, other):
         """Copy into a new array on a context, or into an existing array (shapes must match)."""
         if isinstance(other, Context):
+            if STATE.recording and other == self._ctx:
+                return invoke(registry.get("_copy"), [self], {})
             data = jax.device_put(self._val(), other.jax_device())
             if other is self._ctx or data is self._val():
                 data = jnp.array(data, copy=True)
@@ -240,6 +244,8 @@ class NDArray:
         if other is self:
             warnings.warn("You are attempting to copy an array to itself", RuntimeWarning)
             return False
+        if STATE.recording:
+            return invoke(registry.get("_copy"), [self], {}, out=other)
         if other.shape != self.shape:
             raise MXNetError(f"copyto: shape mismatch, source {self.shape} vs target {other.shape}")
         src = self._val()
@@ -272,8 +278,12 @@ class NDArray:
         return self._view(0, self.shape)
 
     def attach_grad(self, grad_req="write", stype=None):
-        from . import autograd  # noqa: F401  (installs the recording hooks)
-        self._grad = _wrap(jnp.zeros(self.shape, self.dtype), self._ctx) if grad_req != "null" else None
+        from . import autograd  # installs the recording hooks
+        if grad_req not in ("write", "add", "null"):
+            raise autograd.GradReqError(f"grad_req must be one of 'write', 'add', 'null', got "
+                                        f"{grad_req!r}")
+        self._grad = _wrap(jnp.zeros(self.shape, self.dtype, device=self._ctx.jax_device()),
+                           self._ctx)
         self._grad_req = grad_req
         self._ag = None
 

@@ -282,6 +282,7 @@ def _jitted(plan, mode):
             _JITTED.clear()
             _PURE.clear()
             _AUX.clear()
+            _CALLERS.clear()
         if mode == "saved":
             sweep = _make_saved(plan)
 
@@ -487,6 +488,7 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
             node.outs = tuple(r._data for r in result)
             for i, r in enumerate(result):
                 r._ag = (node, i)
+                r._shared = True  # the node keeps this buffer
 
     if not retain_graph:
         _clear(ops, exts, nulls)

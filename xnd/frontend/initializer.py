@@ -461,3 +461,13 @@ class LSTMBias(Initializer):
         arr[:] = 0.0
         num_hidden = int(arr.shape[0] / 4)
         arr[num_hidden:2 * num_hidden] = self.forget_bias
+
+
+@register
+class FusedRNN(Initializer):
+    """Initializer for the packed parameters of FusedRNNCell: not implemented in xnd."""
+
+    def __init__(self, *args, **kwargs):
+        from ..base import MXNetError
+        raise MXNetError("mx.init.FusedRNN is not implemented in xnd (it unpacks FusedRNNCell "
+                         "weights); initialize the RNN parameters with another initializer")

@@ -56,7 +56,7 @@ from . import random as _random
 
 __all__ = ["AdaDelta", "AdaGrad", "Adam", "Adamax", "DCASGD", "FTML", "Ftrl", "LARS", "LAMB",
            "NAG", "Nadam", "Optimizer", "RMSProp", "SGD", "SGLD", "Signum", "Test", "Updater",
-           "ccSGD", "contrib", "create", "get_updater", "register", "GroupAdaGrad"]
+           "ccSGD", "LBSGD", "contrib", "create", "get_updater", "register", "GroupAdaGrad"]
 
 _F32 = jnp.float32
 
@@ -86,6 +86,17 @@ def _is_nd(x):
 
 def _tree_vals(state):
     return jax.tree_util.tree_map(lambda a: a._val(), state)
+
+
+def _pack(lrs, wds, extras):
+    """Per-parameter host scalars -> (float64 array, float64 array, {key: array})."""
+    cols = {}
+    if extras:
+        for k in extras[0]:
+            vals = [e[k] for e in extras]
+            cols[k] = np.stack([np.asarray(v) for v in vals]) if isinstance(vals[0], np.ndarray) \
+                else np.asarray(vals, dtype=np.float64)
+    return np.asarray(lrs, np.float64), np.asarray(wds, np.float64), cols
 
 
 def _same_dtypes(new, old):
@@ -302,10 +313,18 @@ class Optimizer:
         """Per-parameter host scalars beyond lr and wd (after the count update)."""
         return {}
 
-    def step_scalars(self, indices):
+    def step_scalars(self, indices, packed=False):
         """MXNet's host bookkeeping for one update of ``indices``: bump the update counts,
         then learning rates (schedule, lr_mult), weight decays (wd_mult) and the per-rule
-        extras. Returns ``(lrs, wds, extras)``, lists aligned with ``indices``."""
+        extras. Returns ``(lrs, wds, extras)``, lists aligned with ``indices``; with
+        ``packed=True`` as float64 arrays and a dict of arrays (one host-to-device transfer
+        per kind instead of one per scalar: pass these to a jitted step)."""
+        lrs, wds, extras = self._step_scalars(indices)
+        if packed:
+            return _pack(lrs, wds, extras)
+        return lrs, wds, extras
+
+    def _step_scalars(self, indices):
         indices = list(indices)
         lrs, wds, extras = [], [], []
         if self._batched:
@@ -335,7 +354,14 @@ class Optimizer:
         """Pure update of all parameters: lists of jax arrays in, ``(new_weights,
         new_states)`` out (states keep their pytree structure). Traceable under jit."""
         if extras is None:
+            if type(self)._extra is not Optimizer._extra:
+                raise MXNetError(
+                    "%s.step needs the per-parameter extras (step counts, bias corrections, "
+                    "random keys): call `lrs, wds, extras = opt.step_scalars(indices)` and pass "
+                    "extras" % type(self).__name__)
             extras = [{"rescale_grad": self.rescale_grad}] * len(weights)
+        if isinstance(extras, dict):       # packed: one array per key
+            extras = [{k: v[i] for k, v in extras.items()} for i in range(len(weights))]
         scalar = _py_scalar if self._python_rule else _kernel_scalar
         new_w, new_s = [], []
         for w, g, s, lr, wd, ex in zip(weights, grads, states, lrs, wds, extras):
@@ -393,7 +419,7 @@ class Optimizer:
             if w.shape != g.shape:
                 raise MXNetError("optimizer update: weight shape %s and grad shape %s differ"
                                  % (w.shape, g.shape))
-        lrs, wds, extras = self.step_scalars(indices)
+        lrs, wds, extras = self.step_scalars(indices, packed=True)
         fn = self.jitted_step(multi_precision=multi_precision)
         new_w, new_s = fn([w._val() for w in weights], [g._val() for g in grads],
                           [_tree_vals(s) for s in states], lrs, wds, extras)
@@ -419,7 +445,22 @@ class Optimizer:
     def update_multi_precision(self, index, weight, grad, state):
         """As update, through the float32 master copy for float16 weights when
         ``multi_precision`` is on."""
+        if type(self).update is not Optimizer.update and \
+                type(self).update_multi_precision is Optimizer.update_multi_precision:
+            # a user-defined update() (MXNet-style custom optimizer): MXNet's base class
+            # routes every update through it, one parameter at a time
+            for args in zip(*self._lists(index, weight, grad, state)):
+                self._update_mp_via_update(*args)
+            return
         self._apply(*self._lists(index, weight, grad, state), multi_precision=None)
+
+    def _update_mp_via_update(self, index, weight, grad, state):
+        if self.multi_precision and weight.dtype == np.float16:
+            master, inner = state if self._mp_master_first else state[::-1]
+            self.update(index, master, grad.astype(np.float32), inner)
+            master.astype(weight.dtype).copyto(weight)
+        else:
+            self.update(index, weight, grad, state)
 
 
 register = Optimizer.register
@@ -1092,6 +1133,15 @@ class GroupAdaGrad(_PyClip, Optimizer):
         g = self._pclip(g * _py_scalar(ex["rescale_grad"], dt), dt)
         hist = s + jnp.mean(jnp.square(g), axis=1, keepdims=True).astype(s.dtype)
         return w - lr * g / jnp.sqrt(hist + _py_scalar(self.float_stable_eps, hist.dtype)), hist
+
+
+@register
+class LBSGD(Optimizer):
+    """Large-batch SGD with warmup/LARS strategies: not implemented in xnd."""
+
+    def __init__(self, *args, **kwargs):
+        raise MXNetError("mx.optimizer.LBSGD is not implemented in xnd; use SGD with an "
+                         "lr_scheduler (warmup_steps) or LARS")
 
 
 contrib = type(os)("xnd.frontend.optimizer.contrib", "Contrib optimizers (GroupAdaGrad).")

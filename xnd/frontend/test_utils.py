@@ -582,7 +582,9 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     if dtype in (np.float32, np.float16):
         assert eps >= 1e-5
 
-    executor.backward()
+    # MXNet calls backward() without head gradients (make_loss is a loss output); ones are the
+    # same head gradient, stated explicitly.
+    executor.backward([_nd.ones(executor.outputs[0].shape, ctx=ctx, dtype=dtype)])
     symbolic_grads = executor.grad_dict
 
     numeric_gradients = numeric_grad(executor, location_npy, aux_states_npy, eps=eps,

@@ -18,6 +18,7 @@ from jax import lax
 
 from ..base import MXNetError
 from .attrs import Bool, Int, Shape, choice, optional
+from .nn_common import fmt, param_shapes_from
 from .registry import register
 
 _SPATIAL = "DHW"
@@ -25,8 +26,7 @@ Layout = optional(choice("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"))
 CudnnTune = optional(choice("None", "fastest", "limited_workspace", "off"))
 
 
-def _fmt(shape):
-    return str(tuple(int(d) for d in shape)).replace(" ", "")
+_fmt = fmt
 
 
 def _nsp(op, data, kernel, layout=None, min_nd=1):
@@ -91,7 +91,19 @@ def _add_bias(out, bias, nd, layout):
     return out + bias.astype(out.dtype).reshape((-1,) + (1,) * nd)
 
 
-@register("Convolution")
+def _conv_shapes(attrs, data_shape):
+    """Input shapes MXNet infers from data for Convolution (symbol ``infer_shape``)."""
+    k, f, g = tuple(attrs["kernel"]), attrs["num_filter"], attrs.get("num_group", 1)
+    if _channel_last(attrs.get("layout")):
+        out = {"weight": (f,) + k + (data_shape[-1] // g,)}
+    else:
+        out = {"weight": (f, data_shape[1] // g) + k}
+    if not attrs.get("no_bias", False):
+        out["bias"] = (f,)
+    return out
+
+
+@register("Convolution", param_shapes=param_shapes_from(_conv_shapes, ("data", "weight", "bias")))
 def convolution(data, weight, bias=None, *, kernel: Shape, stride: Shape = (), dilate: Shape = (),
                 pad: Shape = (), num_filter: Int, num_group: Int = 1, workspace: Int = 1024,
                 no_bias: Bool = False, cudnn_tune: CudnnTune = None, cudnn_off: Bool = False,
@@ -130,18 +142,6 @@ def convolution(data, weight, bias=None, *, kernel: Shape, stride: Shape = (), d
     return _add_bias(out, bias, nd, layout)
 
 
-def _conv_shapes(attrs, data_shape):
-    """Input shapes MXNet infers from data for Convolution (symbol ``infer_shape``)."""
-    k, f, g = tuple(attrs["kernel"]), attrs["num_filter"], attrs.get("num_group", 1)
-    if _channel_last(attrs.get("layout")):
-        out = {"weight": (f,) + k + (data_shape[-1] // g,)}
-    else:
-        out = {"weight": (f, data_shape[1] // g) + k}
-    if not attrs.get("no_bias", False):
-        out["bias"] = (f,)
-    return out
-
-
 convolution.infer_shapes = _conv_shapes
 
 
@@ -161,7 +161,20 @@ def deconv_pads(sizes, kernel, stride, dilate, pad, adj, target_shape):
     return tuple(pads), tuple(adjs)
 
 
-@register("Deconvolution")
+def _deconv_shapes(attrs, data_shape):
+    """Input shapes MXNet infers from data for Deconvolution: weight (C_in, F/g, *kernel)."""
+    k, f, g = tuple(attrs["kernel"]), attrs["num_filter"], attrs.get("num_group", 1)
+    if _channel_last(attrs.get("layout")):
+        out = {"weight": (data_shape[-1],) + k + (f // g,)}
+    else:
+        out = {"weight": (data_shape[1], f // g) + k}
+    if not attrs.get("no_bias", True):
+        out["bias"] = (f,)
+    return out
+
+
+@register("Deconvolution",
+          param_shapes=param_shapes_from(_deconv_shapes, ("data", "weight", "bias")))
 def deconvolution(data, weight, bias=None, *, kernel: Shape, stride: Shape = (), dilate: Shape = (),
                   pad: Shape = (), adj: Shape = (), target_shape: Shape = (), num_filter: Int,
                   num_group: Int = 1, workspace: Int = 512, no_bias: Bool = True,
@@ -215,18 +228,6 @@ def deconvolution(data, weight, bias=None, *, kernel: Shape, stride: Shape = (),
     return _from_ncx(out, layout)
 
 
-def _deconv_shapes(attrs, data_shape):
-    """Input shapes MXNet infers from data for Deconvolution: weight (C_in, F/g, *kernel)."""
-    k, f, g = tuple(attrs["kernel"]), attrs["num_filter"], attrs.get("num_group", 1)
-    if _channel_last(attrs.get("layout")):
-        out = {"weight": (data_shape[-1],) + k + (f // g,)}
-    else:
-        out = {"weight": (data_shape[1], f // g) + k}
-    if not attrs.get("no_bias", True):
-        out["bias"] = (f,)
-    return out
-
-
 deconvolution.infer_shapes = _deconv_shapes
 
 
@@ -262,7 +263,15 @@ def _avg_divisor(sizes, kernel, stride, pad, outs, include_pad):
     return div
 
 
-@register("Pooling")
+def _pool_outputs(attrs):
+    """MXNet's (MKLDNN build's) internal outputs: max pooling over an explicit NC* kernel keeps a
+    hidden workspace output; only the pooled result exists here, the count is the graph's."""
+    if attrs.get("pool_type", "max") != "max" or attrs.get("global_pool") and not attrs.get("kernel"):
+        return 1
+    return 2 if attrs.get("layout") in (None, "NCW", "NCHW", "NCDHW") else 1
+
+
+@register("Pooling", num_outputs=_pool_outputs, num_visible=1)
 def pooling(data, *, kernel: Shape = (), pool_type: choice("avg", "lp", "max", "sum") = "max",
             global_pool: Bool = False, cudnn_off: Bool = False,
             pooling_convention: choice("full", "same", "valid") = "valid", stride: Shape = (),
@@ -330,7 +339,15 @@ def _nearest(x, oh, ow):
     return jnp.repeat(jnp.repeat(x, sh, axis=2), sw, axis=3)
 
 
-@register("UpSampling")
+def _upsampling_shapes(attrs, data_shape):
+    if attrs.get("sample_type") != "bilinear":
+        return {}
+    k = 2 * attrs["scale"] - attrs["scale"] % 2
+    return {"weight": (data_shape[1], 1, k, k)}
+
+
+@register("UpSampling", param_shapes=param_shapes_from(_upsampling_shapes, ("data", "weight")),
+          input_init={"weight": '["bilinear", {}]'})
 def upsampling(*data, scale: Int, num_filter: Int = 0, sample_type: choice("bilinear", "nearest"),
                multi_input_mode: choice("concat", "sum") = "concat", num_args: Int = 1,
                workspace: Int = 512):
@@ -364,13 +381,6 @@ def upsampling(*data, scale: Int, num_filter: Int = 0, sample_type: choice("bili
             out = out + u
         return out
     return jnp.concatenate(ups, axis=1)
-
-
-def _upsampling_shapes(attrs, data_shape):
-    if attrs.get("sample_type") != "bilinear":
-        return {}
-    k = 2 * attrs["scale"] - attrs["scale"] % 2
-    return {"weight": (data_shape[1], 1, k, k)}
 
 
 upsampling.infer_shapes = _upsampling_shapes

@@ -7,6 +7,7 @@ a scalar operand is cast to the array's dtype first (int32 ``a * 1.5`` is
 sign; comparisons and logical ops return 1/0 in the input dtype; unary math on
 integer input computes in float and truncates back to the integer dtype.
 """
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -15,6 +16,36 @@ from ..base import MXNetError
 from .attrs import Float, Int
 from .dtypes import same_dtype
 from .registry import Dynamic, register
+
+
+@jax.custom_jvp
+def mx_abs(x):
+    return jnp.abs(x)
+
+
+mx_abs.defjvp(lambda p, t: (mx_abs(p[0]), t[0] * jnp.sign(p[0])))  # MXNet: gradient 0 at 0
+
+
+@jax.custom_jvp
+def _relu(x):
+    return jnp.maximum(x, 0).astype(x.dtype)
+
+
+_relu.defjvp(lambda p, t: (_relu(p[0]), jnp.where(p[0] > 0, t[0], 0).astype(t[0].dtype)))
+
+
+def _tie_left(cmp):
+    """maximum/minimum whose gradient goes wholly to the left operand on a tie (MXNet)."""
+    @jax.custom_jvp
+    def f(a, b):
+        return jnp.where(cmp(a, b), a, b)
+
+    @f.defjvp
+    def _(p, t):
+        a, b = p
+        mask = cmp(a, b)
+        return f(a, b), jnp.where(mask, t[0], t[1])
+    return f
 
 
 def _cmp(f):
@@ -28,7 +59,8 @@ def _logical(f):
 # MXNet base name -> (elementwise function of two same-dtype arrays)
 BINARY = {
     "add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "div": lax.div,
-    "mod": jnp.mod, "power": jnp.power, "maximum": jnp.maximum, "minimum": jnp.minimum,
+    "mod": jnp.mod, "power": jnp.power, "maximum": _tie_left(jnp.greater_equal),
+    "minimum": _tie_left(jnp.less_equal),
     "hypot": jnp.hypot,
     "equal": _cmp(jnp.equal), "not_equal": _cmp(jnp.not_equal),
     "greater": _cmp(jnp.greater), "greater_equal": _cmp(jnp.greater_equal),
@@ -162,7 +194,7 @@ UNARY_FLOAT = {
 }
 
 UNARY_ANY = {
-    ("abs",): jnp.abs, ("sign",): jnp.sign, ("negative",): jnp.negative,
+    ("abs",): mx_abs, ("sign",): jnp.sign, ("negative",): jnp.negative,
     ("square",): jnp.square,
     ("round",): lambda x: _round_half_away(x) if jnp.issubdtype(x.dtype, jnp.floating) else x,
     ("rint",): lambda x: jnp.ceil(x - 0.5) if jnp.issubdtype(x.dtype, jnp.floating) else x,
@@ -170,7 +202,7 @@ UNARY_ANY = {
     ("ceil",): lambda x: jnp.ceil(x) if jnp.issubdtype(x.dtype, jnp.floating) else x,
     ("trunc",): lambda x: jnp.trunc(x) if jnp.issubdtype(x.dtype, jnp.floating) else x,
     ("fix",): lambda x: jnp.trunc(x) if jnp.issubdtype(x.dtype, jnp.floating) else x,
-    ("relu",): lambda x: jnp.maximum(x, 0).astype(x.dtype),
+    ("relu",): _relu,
     ("logical_not",): lambda x: (x == 0).astype(x.dtype),
     ("_copy", "identity"): lambda x: jnp.array(x, copy=True),
     ("zeros_like",): jnp.zeros_like, ("ones_like",): jnp.ones_like,

@@ -12,13 +12,13 @@ from jax import lax
 
 from ..base import MXNetError
 from .attrs import Bool, Float, choice
+from .nn_common import fmt, param_shapes_from
 from .registry import register
 
 Normalization = choice("batch", "null", "valid")
 
 
-def _fmt(shape):
-    return str(tuple(int(d) for d in shape)).replace(" ", "")
+_fmt = fmt
 
 
 def _head_ignoring(forward, grad):
@@ -43,7 +43,21 @@ def _int_label(label):
     return label.astype(jnp.int64)  # float labels truncate toward zero, as MXNet's cast
 
 
-@register("SoftmaxOutput", "Softmax")
+def _so_shapes(attrs, data_shape):
+    """The label shape MXNet infers for SoftmaxOutput (symbol ``infer_shape``)."""
+    if attrs.get("multi_output") and not attrs.get("preserve_shape"):  # (N, prod(spatial))
+        return {"label": (data_shape[0], _size(data_shape[2:]))}
+    return {"label": tuple(data_shape[:-1])}
+
+
+def _label_like_data(attrs, data_shape):
+    return {"label": tuple(data_shape)}
+
+
+_LABEL = ("data", "label")
+
+
+@register("SoftmaxOutput", "Softmax", loss=True, param_shapes=param_shapes_from(_so_shapes, _LABEL))
 def softmax_output(data, label, *, grad_scale: Float = 1.0, ignore_label: Float = -1.0,
                    multi_output: Bool = False, use_ignore: Bool = False,
                    preserve_shape: Bool = False, normalization: Normalization = "null",
@@ -120,13 +134,6 @@ def softmax_output(data, label, *, grad_scale: Float = 1.0, ignore_label: Float 
     return _head_ignoring(forward, grad)(data, label)
 
 
-def _so_shapes(attrs, data_shape):
-    """The label shape MXNet infers for SoftmaxOutput (symbol ``infer_shape``)."""
-    if attrs.get("multi_output") and not attrs.get("preserve_shape"):
-        return {"label": (data_shape[0],) + tuple(data_shape[2:])}
-    return {"label": tuple(data_shape[:-1])}
-
-
 softmax_output.infer_shapes = _so_shapes
 
 
@@ -152,17 +159,19 @@ def _regression(name, fwd_fn, grad_fn):
             return grad_fn(diff) * (grad_scale / num_output)
 
         return _head_ignoring(forward, grad)(data, label)
-    op.infer_shapes = lambda attrs, data_shape: {"label": tuple(data_shape)}
+    op.infer_shapes = _label_like_data
     op.__name__ = name
     op.__doc__ = (f"{name}: forward as documented, backward "
                   f"grad_scale * f(out - label) / (label.size / N), ignoring the head gradient.")
     return op
 
 
-register("LinearRegressionOutput")(_regression("LinearRegressionOutput", lambda x: x, lambda e: e))
-register("LogisticRegressionOutput")(
+_REG = dict(loss=True, param_shapes=param_shapes_from(_label_like_data, _LABEL))
+register("LinearRegressionOutput", **_REG)(
+    _regression("LinearRegressionOutput", lambda x: x, lambda e: e))
+register("LogisticRegressionOutput", **_REG)(
     _regression("LogisticRegressionOutput", jax.nn.sigmoid, lambda e: e))
-register("MAERegressionOutput")(_regression("MAERegressionOutput", lambda x: x, jnp.sign))
+register("MAERegressionOutput", **_REG)(_regression("MAERegressionOutput", lambda x: x, jnp.sign))
 
 
 def _ones_grad(data, scale):
@@ -180,7 +189,7 @@ def _ones_grad(data, scale):
     return f(data)
 
 
-@register("MakeLoss")
+@register("MakeLoss", loss=True)
 def make_loss_op(data, *, grad_scale: Float = 1.0, valid_thresh: Float = 0.0,
                  normalization: Normalization = "null"):
     """Identity forward; backward grad_scale (/ N for 'batch', / the number of elements
@@ -196,7 +205,7 @@ def make_loss_op(data, *, grad_scale: Float = 1.0, valid_thresh: Float = 0.0,
     return _ones_grad(data, scale)
 
 
-@register("make_loss")
+@register("make_loss", loss=True, output_names=("loss",))
 def make_loss(data):
     """Identity forward; gradient 1 everywhere, ignoring the head gradient."""
     return _ones_grad(data, jnp.ones_like)
@@ -208,7 +217,11 @@ def block_grad(data):
     return lax.stop_gradient(data)
 
 
-@register("softmax_cross_entropy")
+def _sce_shapes(attrs, data_shape):
+    return {"label": tuple(data_shape[:1])}
+
+
+@register("softmax_cross_entropy", param_shapes=param_shapes_from(_sce_shapes, _LABEL))
 def softmax_cross_entropy(data, label):
     """sum_i -log softmax(data_i)[label_i], shape (1,)."""
     if data.ndim != 2 or label.shape != (data.shape[0],):

@@ -11,19 +11,30 @@ from jax import lax
 
 from ..base import MXNetError
 from .attrs import Bool, Dtype, Float, Int, Shape, choice, optional
+from .nn_common import fmt, param_shapes_from
 from .random import prng
 from .registry import register
 
 
-def _fmt(shape):
-    return str(tuple(int(d) for d in shape)).replace(" ", "")
+_fmt = fmt
 
 
 def _hi(x):
     return lax.Precision.HIGHEST if x.dtype in (jnp.float32, jnp.float64) else None
 
 
-@register("FullyConnected")
+def _fc_shapes(attrs, data_shape):
+    """Input shapes MXNet infers from data for FullyConnected (symbol ``infer_shape``)."""
+    n_in = 1
+    for d in (data_shape[1:] if attrs.get("flatten", True) else data_shape[-1:]):
+        n_in *= d
+    out = {"weight": (attrs["num_hidden"], n_in)}
+    if not attrs.get("no_bias", False):
+        out["bias"] = (attrs["num_hidden"],)
+    return out
+
+
+@register("FullyConnected", param_shapes=param_shapes_from(_fc_shapes, ("data", "weight", "bias")))
 def fully_connected(data, weight, bias=None, *, num_hidden: Int, no_bias: Bool = False,
                     flatten: Bool = True):
     """y = x W^T + b; flatten=True collapses (N, d1, d2, ...) to (N, d1*d2*...) first,
@@ -47,17 +58,6 @@ def fully_connected(data, weight, bias=None, *, num_hidden: Int, no_bias: Bool =
         raise MXNetError(f"{op}: bias has shape {_fmt(bias.shape)}, expected ({num_hidden},)")
     out = jnp.matmul(x, weight.astype(x.dtype).T, precision=_hi(x))
     return out if bias is None else out + bias.astype(out.dtype)
-
-
-def _fc_shapes(attrs, data_shape):
-    """Input shapes MXNet infers from data for FullyConnected (symbol ``infer_shape``)."""
-    n_in = 1
-    for d in (data_shape[1:] if attrs.get("flatten", True) else data_shape[-1:]):
-        n_in *= d
-    out = {"weight": (attrs["num_hidden"], n_in)}
-    if not attrs.get("no_bias", False):
-        out["bias"] = (attrs["num_hidden"],)
-    return out
 
 
 fully_connected.infer_shapes = _fc_shapes
@@ -117,7 +117,15 @@ def _leaky_visible(attrs):
     return 2 if attrs.get("act_type") == "rrelu" else 1
 
 
-@register("LeakyReLU", num_visible=_leaky_visible)
+def _leaky_shapes(attrs, data_shape):
+    if attrs.get("act_type") != "prelu":
+        return {}
+    return {"gamma": (data_shape[1] if len(data_shape) > 1 else 1,)}
+
+
+@register("LeakyReLU", num_visible=_leaky_visible, num_outputs=_leaky_visible,
+          output_names=("output", "mask"), param_shapes=param_shapes_from(_leaky_shapes, ("data", "gamma")),
+          input_init={"gamma": '["Constant", {"value": 0.25}]'})
 def leaky_relu(data, gamma=None, *,
                act_type: choice("elu", "gelu", "leaky", "prelu", "rrelu", "selu") = "leaky",
                slope: Float = 0.25, lower_bound: Float = 0.125, upper_bound: Float = 0.334,
@@ -155,11 +163,10 @@ def leaky_relu(data, gamma=None, *,
     return jnp.where(x > 0, x, s * x), s
 
 
-leaky_relu.infer_shapes = lambda attrs, data_shape: (
-    {"gamma": (data_shape[1] if len(data_shape) > 1 else 1,)} if attrs.get("act_type") == "prelu" else {})
+leaky_relu.infer_shapes = _leaky_shapes
 
 
-@register("Dropout", num_visible=1)
+@register("Dropout", num_visible=1, num_outputs=2, output_names=("output", "mask"))
 def dropout(data, *, p: Float = 0.5, mode: choice("always", "training") = "training",
             axes: Shape = (), cudnn_off: optional(Bool) = False, is_train=False, key):
     """Identity unless training (or mode='always'); then kept values are scaled by 1/(1-p).
@@ -204,7 +211,11 @@ def softmax_activation(data, *, mode: choice("channel", "instance") = "instance"
     return f(data)
 
 
-@register("Embedding")
+def _embedding_shapes(attrs, data_shape):
+    return {"weight": (attrs["input_dim"], attrs["output_dim"])}
+
+
+@register("Embedding", param_shapes=param_shapes_from(_embedding_shapes, ("data", "weight")))
 def embedding(data, weight, *, input_dim: Int, output_dim: Int, dtype: Dtype = "float32",
               sparse_grad: Bool = False):
     """Rows of ``weight``; float indices are truncated, out-of-range ones clipped."""
@@ -215,8 +226,7 @@ def embedding(data, weight, *, input_dim: Int, output_dim: Int, dtype: Dtype = "
     return jnp.take(weight, jnp.clip(idx, 0, input_dim - 1), axis=0)
 
 
-embedding.infer_shapes = lambda attrs, data_shape: {
-    "weight": (attrs["input_dim"], attrs["output_dim"])}
+embedding.infer_shapes = _embedding_shapes
 
 
 # ---- Sequence ops ----------------------------------------------------------------------------
@@ -249,7 +259,16 @@ def _per_batch(lengths, data, b_ax):
     return lengths.reshape(shape)
 
 
-@register("SequenceMask")
+def _seq_shapes(attrs, data_shape):
+    if not attrs.get("use_sequence_length") or len(data_shape) < 2:
+        return {}
+    return {"sequence_length": (data_shape[1 - attrs.get("axis", 0)],)}
+
+
+_SEQ_HOOK = param_shapes_from(_seq_shapes, ("data", "sequence_length"))
+
+
+@register("SequenceMask", param_shapes=_SEQ_HOOK)
 def sequence_mask(data, sequence_length=None, *, use_sequence_length: Bool = False,
                   value: Float = 0.0, axis: Int = 0):
     """Steps at or beyond each sequence's length are set to ``value``."""
@@ -260,7 +279,7 @@ def sequence_mask(data, sequence_length=None, *, use_sequence_length: Bool = Fal
     return jnp.where(_time_index(data, t_ax) < ln, data, jnp.asarray(value, data.dtype))
 
 
-@register("SequenceLast")
+@register("SequenceLast", param_shapes=_SEQ_HOOK)
 def sequence_last(data, sequence_length=None, *, use_sequence_length: Bool = False, axis: Int = 0):
     """The last valid step of each sequence: (T, N, ...) -> (N, ...)."""
     t_ax, b_ax = _seq_axes("SequenceLast", data, axis)
@@ -273,7 +292,7 @@ def sequence_last(data, sequence_length=None, *, use_sequence_length: Bool = Fal
     return jnp.squeeze(jnp.take_along_axis(data, idx, axis=t_ax), t_ax)
 
 
-@register("SequenceReverse")
+@register("SequenceReverse", param_shapes=_SEQ_HOOK)
 def sequence_reverse(data, sequence_length=None, *, use_sequence_length: Bool = False,
                      axis: Int = 0):
     """Reverses the first length steps of each sequence (time axis 0); later steps stay."""
@@ -285,6 +304,10 @@ def sequence_reverse(data, sequence_length=None, *, use_sequence_length: Bool = 
     src = jnp.where(t < ln, ln - 1 - t, t)
     src = jnp.broadcast_to(src, data.shape[:2] + (1,) * (data.ndim - 2))
     return jnp.take_along_axis(data, src, axis=t_ax)
+
+
+for _f in (sequence_mask, sequence_last, sequence_reverse):
+    _f.infer_shapes = _seq_shapes
 
 
 # ---- Pad, depth/space, Crop ------------------------------------------------------------------

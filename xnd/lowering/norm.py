@@ -11,8 +11,9 @@ and ``1/sqrt(moving_var + eps)``. Only ``out`` is visible unless
 though MXNet names it ``*_var``).
 
 Whoever owns the moving statistics (the executor, autograd, Gluon) writes them
-back with ``batchnorm_aux_update(attrs, inputs, outputs)`` — also reachable as
-``registry.get("BatchNorm").fn.aux_update`` — which applies MXNet's rule::
+back with ``batchnorm_aux_update(attrs, inputs, outputs)`` — the registry's
+``aux_update`` hook of BatchNorm, also reachable as ``registry.get("BatchNorm").fn.aux_update``
+— which applies MXNet's rule::
 
     moving_mean = momentum * moving_mean + (1 - momentum) * batch_mean
     moving_var  = momentum * moving_var  + (1 - momentum) * batch_var   (biased)
@@ -32,11 +33,11 @@ from jax import lax
 
 from ..base import MXNetError
 from .attrs import Bool, Float, Int, choice, optional
+from .nn_common import fmt, param_shapes_from
 from .registry import register
 
 
-def _fmt(shape):
-    return str(tuple(int(d) for d in shape)).replace(" ", "")
+_fmt = fmt
 
 
 def _param_dtype(data):
@@ -62,15 +63,16 @@ def batchnorm_moving_update(moving_mean, moving_var, batch_mean, batch_var, mome
 
 
 def batchnorm_aux_update(attrs, inputs, outputs):
-    """New ``(moving_mean, moving_var)`` after a BatchNorm call.
+    """New ``(moving_mean, moving_var)`` after a training-mode BatchNorm call.
 
-    ``attrs``: the parsed attributes including ``is_train``; ``inputs``: the op's five
-    inputs ``(data, gamma, beta, moving_mean, moving_var)``; ``outputs``: its three
-    internal outputs ``(out, mean, invstd)``. Outside training or with
-    ``use_global_stats`` the stats come back unchanged. Pure (usable under jit).
+    ``attrs``: the parsed attributes (``is_train`` defaults to True: callers ask only when
+    training); ``inputs``: the op's five inputs ``(data, gamma, beta, moving_mean,
+    moving_var)`` or just the two aux values ``(moving_mean, moving_var)``; ``outputs``: its
+    three internal outputs ``(out, mean, invstd)``. With ``use_global_stats`` (or
+    ``is_train=False``) the stats come back unchanged. Pure (usable under jit).
     """
-    moving_mean, moving_var = inputs[3], inputs[4]
-    if not attrs.get("is_train") or attrs.get("use_global_stats"):
+    moving_mean, moving_var = inputs[-2], inputs[-1]
+    if not attrs.get("is_train", True) or attrs.get("use_global_stats"):
         return moving_mean, moving_var
     _, mean, invstd = outputs[:3]
     eps = attrs.get("eps", 1e-3)
@@ -79,7 +81,29 @@ def batchnorm_aux_update(attrs, inputs, outputs):
     return batchnorm_moving_update(moving_mean, moving_var, mean, var, attrs.get("momentum", 0.9))
 
 
-@register("BatchNorm", num_visible=_bn_visible, aux=("moving_mean", "moving_var"))
+def _channel_shapes(names, axis_key=None, default_axis=1):
+    def infer(attrs, data_shape):
+        ax = attrs.get(axis_key, default_axis) if axis_key else default_axis
+        return {n: (data_shape[ax % len(data_shape)],) for n in names}
+    return infer
+
+
+_BN_SHAPES = _channel_shapes(("gamma", "beta", "moving_mean", "moving_var"), "axis")
+_LN_SHAPES = _channel_shapes(("gamma", "beta"), "axis", -1)
+_IN_SHAPES = _channel_shapes(("gamma", "beta"))
+
+
+def _gn_shapes(attrs, data_shape):
+    return {n: (attrs.get("num_groups", 1),) for n in ("gamma", "beta")}
+
+
+_GB = ("data", "gamma", "beta")
+
+
+@register("BatchNorm", num_visible=_bn_visible, aux=("moving_mean", "moving_var"), num_outputs=3,
+          output_names=("output", "mean", "var"), aux_update=batchnorm_aux_update,
+          param_shapes=param_shapes_from(_BN_SHAPES, _GB + ("moving_mean", "moving_var")),
+          input_init={"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'})
 def batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps: Float = 1e-3,
                momentum: Float = 0.9, fix_gamma: Bool = True, use_global_stats: Bool = False,
                output_mean_var: Bool = False, axis: Int = 1, cudnn_off: Bool = False,
@@ -150,14 +174,7 @@ def _bn_predict(x, g, b, mean, invstd, red, bshape, fix_gamma):
 batch_norm.aux_update = batchnorm_aux_update
 
 
-def _channel_shapes(names, axis_key=None, default_axis=1):
-    def infer(attrs, data_shape):
-        ax = attrs.get(axis_key, default_axis) if axis_key else default_axis
-        return {n: (data_shape[ax % len(data_shape)],) for n in names}
-    return infer
-
-
-batch_norm.infer_shapes = _channel_shapes(("gamma", "beta", "moving_mean", "moving_var"), "axis")
+batch_norm.infer_shapes = _BN_SHAPES
 
 
 def _stats(x, axes):
@@ -170,7 +187,8 @@ def _ln_visible(attrs):
     return 3 if attrs.get("output_mean_var") else 1
 
 
-@register("LayerNorm", num_visible=_ln_visible)
+@register("LayerNorm", num_visible=_ln_visible, num_outputs=3, output_names=("output", "mean", "std"),
+          param_shapes=param_shapes_from(_LN_SHAPES, _GB))
 def layer_norm(data, gamma, beta, *, axis: Int = -1, eps: Float = 1e-5,
                output_mean_var: Bool = False):
     """Normalises along ``axis``; returns (out, mean, std) with the axis kept as size 1."""
@@ -185,10 +203,11 @@ def layer_norm(data, gamma, beta, *, axis: Int = -1, eps: Float = 1e-5,
     return out.astype(data.dtype), mean, std
 
 
-layer_norm.infer_shapes = _channel_shapes(("gamma", "beta"), "axis", -1)
+layer_norm.infer_shapes = _LN_SHAPES
 
 
-@register("InstanceNorm")
+@register("InstanceNorm", num_visible=1, num_outputs=3, output_names=("output", "mean", "var"),
+          param_shapes=param_shapes_from(_IN_SHAPES, _GB))
 def instance_norm(data, gamma, beta, *, eps: Float = 1e-3):
     """Per (sample, channel) normalisation over the spatial axes (biased variance)."""
     if data.ndim < 3:
@@ -203,14 +222,15 @@ def instance_norm(data, gamma, beta, *, eps: Float = 1e-3):
     return (out * gamma.reshape(bshape) + beta.reshape(bshape)).astype(data.dtype)
 
 
-instance_norm.infer_shapes = _channel_shapes(("gamma", "beta"))
+instance_norm.infer_shapes = _IN_SHAPES
 
 
 def _gn_visible(attrs):
     return 3 if attrs.get("output_mean_var") else 1
 
 
-@register("GroupNorm", num_visible=_gn_visible)
+@register("GroupNorm", num_visible=_gn_visible, num_outputs=3, output_names=("output", "mean", "std"),
+          param_shapes=param_shapes_from(_gn_shapes, _GB))
 def group_norm(data, gamma, beta, *, num_groups: Int = 1, eps: Float = 1e-5,
                output_mean_var: Bool = False):
     """Normalises each of ``num_groups`` channel groups of every sample. As in MXNet 1.9.1,
@@ -230,11 +250,10 @@ def group_norm(data, gamma, beta, *, num_groups: Int = 1, eps: Float = 1e-5,
     return out.reshape(data.shape).astype(data.dtype), mean[..., 0], std[..., 0]
 
 
-group_norm.infer_shapes = lambda attrs, data_shape: {
-    n: (attrs.get("num_groups", 1),) for n in ("gamma", "beta")}
+group_norm.infer_shapes = _gn_shapes
 
 
-@register("L2Normalization")
+@register("L2Normalization", num_visible=1, num_outputs=2, output_names=("output", "norm"))
 def l2_normalization(data, *, eps: Float = 1e-10,
                      mode: choice("channel", "instance", "spatial") = "instance"):
     """x / sqrt(sum(x^2) + eps) over all axes but 0 (instance), axis 1 (channel) or the
@@ -253,7 +272,7 @@ def l2_normalization(data, *, eps: Float = 1e-10,
     return (data / norm).astype(data.dtype)
 
 
-@register("LRN")
+@register("LRN", num_visible=1, num_outputs=2, output_names=("output", "tmp_norm"))
 def lrn(data, *, alpha: Float = 1e-4, beta: Float = 0.75, knorm: Float = 2.0, nsize: Int):
     """Local response normalisation across channels:
     x / (knorm + alpha/nsize * sum of x^2 over the nsize channels centred on c)^beta."""

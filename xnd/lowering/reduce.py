@@ -6,11 +6,13 @@ empty ``axis=()`` means all axes. Integer means truncate. Index outputs of
 argmax/argmin keep the input dtype (float32 indices for float32 data);
 argsort/topk take ``dtype`` (default float32).
 """
+import jax
 import jax.numpy as jnp
 from jax import lax
 
 from ..base import MXNetError
 from .attrs import Bool, Dtype, Float, Int, IntOrShape, choice, optional
+from .elemwise import mx_abs
 from .registry import register
 
 
@@ -55,12 +57,33 @@ def _keep_dtype(f):
     return lambda x, axis, keepdims: f(x, axis=axis, keepdims=keepdims).astype(x.dtype)
 
 
+def _extreme(f):
+    """max/min whose gradient goes in full to every tied element, as MXNet's does."""
+    def red(x, axis, keepdims):
+        @jax.custom_vjp
+        def h(x):
+            return f(x, axis=axis, keepdims=keepdims)
+
+        def fwd(x):
+            y = h(x)
+            return y, (x, y)
+
+        def bwd(res, g):
+            x, y = res
+            if not keepdims:
+                y, g = jnp.expand_dims(y, axis), jnp.expand_dims(g, axis)
+            return ((x == y) * g).astype(x.dtype),
+        h.defvjp(fwd, bwd)
+        return h(x)
+    return red
+
+
 REDUCTIONS = {
     ("sum", "sum_axis"): _keep_dtype(jnp.sum),
     ("mean",): _int_mean,
     ("prod",): _keep_dtype(jnp.prod),
-    ("max", "max_axis"): jnp.max,
-    ("min", "min_axis"): jnp.min,
+    ("max", "max_axis"): _extreme(jnp.max),
+    ("min", "min_axis"): _extreme(jnp.min),
     ("nansum",): _keep_dtype(jnp.nansum),
     ("nanprod",): _keep_dtype(jnp.nanprod),
 }
@@ -75,7 +98,7 @@ def norm(data, *, ord: Int = 2, axis: IntOrShape = None, out_dtype: Dtype = None
     if ord not in (1, 2):
         raise MXNetError(f"norm: ord must be 1 or 2, got {ord}")
     axes = reduce_axes("norm", data.ndim, axis)
-    x = jnp.abs(data)
+    x = mx_abs(data)  # gradient 0 at 0, as MXNet's
     r = jnp.sum(x, axis=axes, keepdims=keepdims) if ord == 1 else \
         jnp.sqrt(jnp.sum(x * x, axis=axes, keepdims=keepdims))
     return at_least_1d(r.astype(out_dtype or data.dtype))

@@ -76,7 +76,7 @@ class Op:
         # Graph-level facts the symbol layer needs before shapes are known:
         self.num_outputs = num_outputs      # internal outputs: int or callable(attrs)
         self.output_names = output_names    # names after '<node>_': tuple or callable(attrs)
-        self.aux_update = aux_update        # (attrs, aux values, outputs) -> new aux values
+        self.aux_update = aux_update        # (attrs, inputs, outputs) -> new aux values (aux order)
         self.param_shapes = param_shapes    # (attrs, input shapes) -> input shapes, weights filled
         self.check = check                  # eager value check (attrs, *inputs): take(mode='raise')
         self.input_init = input_init        # {input: '__init__' attr} of implicit variables

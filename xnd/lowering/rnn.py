@@ -21,14 +21,14 @@ from jax import lax
 
 from ..base import MXNetError
 from .attrs import Bool, Float, Int, choice, optional
+from .nn_common import fmt, param_shapes_from
 from .random import prng
 from .registry import register
 
 _GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
 
 
-def _fmt(shape):
-    return str(tuple(int(d) for d in shape)).replace(" ", "")
+_fmt = fmt
 
 
 def rnn_param_shapes(mode, input_size, state_size, num_layers, bidirectional=False,
@@ -137,7 +137,34 @@ def _reverse_valid(x, lengths):
     return jnp.take_along_axis(x, src.reshape(src.shape + (1,) * (x.ndim - 2)), axis=0)
 
 
-@register("RNN")
+def _rnn_shapes(attrs, data_shape):
+    """Input shapes MXNet infers from data (T, N, I) for RNN."""
+    T, N, I = data_shape
+    d = 2 if attrs.get("bidirectional") else 1
+    layers, h, proj = attrs["num_layers"], attrs["state_size"], attrs.get("projection_size")
+    out = {"parameters": (rnn_param_size(attrs["mode"], I, h, layers, d == 2, proj),),
+           "state": (layers * d, N, proj or h)}
+    if attrs["mode"] == "lstm":
+        out["state_cell"] = (layers * d, N, h)
+    if attrs.get("use_sequence_length"):
+        out["sequence_length"] = (N,)
+    return out
+
+
+def _rnn_slots(attrs, n):
+    if attrs.get("mode") != "lstm":  # no state_cell input: (data, parameters, state[, length])
+        return ("data", "parameters", "state", "sequence_length")
+    return ("data", "parameters", "state", "state_cell", "sequence_length")
+
+
+def _rnn_outputs(attrs):
+    if not attrs.get("state_outputs"):
+        return 1
+    return 3 if attrs.get("mode") == "lstm" else 2
+
+
+@register("RNN", num_outputs=_rnn_outputs, output_names=("output", "state_output", "statecell_output"),
+          param_shapes=param_shapes_from(_rnn_shapes, _rnn_slots))
 def rnn(data, parameters, state, state_cell=None, sequence_length=None, *, state_size: Int,
         num_layers: Int, bidirectional: Bool = False,
         mode: choice("gru", "lstm", "rnn_relu", "rnn_tanh"), p: Float = 0.0,
@@ -207,20 +234,6 @@ def rnn(data, parameters, state, state_cell=None, sequence_length=None, *, state
     if mode == "lstm":
         return x, hy, jnp.stack(cs)
     return x, hy
-
-
-def _rnn_shapes(attrs, data_shape):
-    """Input shapes MXNet infers from data (T, N, I) for RNN."""
-    T, N, I = data_shape
-    d = 2 if attrs.get("bidirectional") else 1
-    layers, h, proj = attrs["num_layers"], attrs["state_size"], attrs.get("projection_size")
-    out = {"parameters": (rnn_param_size(attrs["mode"], I, h, layers, d == 2, proj),),
-           "state": (layers * d, N, proj or h)}
-    if attrs["mode"] == "lstm":
-        out["state_cell"] = (layers * d, N, h)
-    if attrs.get("use_sequence_length"):
-        out["sequence_length"] = (N,)
-    return out
 
 
 rnn.infer_shapes = _rnn_shapes

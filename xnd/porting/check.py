@@ -30,6 +30,7 @@ import json
 import os
 import re
 import sys
+import textwrap
 import types
 import warnings
 
@@ -40,6 +41,7 @@ SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", "node_modules", ".git", ".hg",
 
 # The operator namespaces: calling something found there gives an NDArray (nd) or a
 # Symbol (sym), which is what the scanner assumes for attributes of call results.
+ARRAY_CLASSES = ("mxnet.ndarray.NDArray", "mxnet.symbol.Symbol")
 OP_NAMESPACES = {"xnd.frontend.nd": "nd", "xnd.frontend.random": "nd", "xnd.frontend.linalg": "nd",
                  "xnd.symbol": "sym"}
 
@@ -74,12 +76,17 @@ class OpNS:
 
 
 class Inst:
-    """An instance of a resolved class, or the result of an operator-namespace call
-    (``kinds``: the classes it may be, with their mxnet names)."""
-    __slots__ = ("classes",)
+    """An instance of a resolved class (`exact`: built by calling the class), or the result
+    of an operator-namespace call, taken to be an NDArray / Symbol (`exact` False: most are,
+    ``nd.load`` is not, so an attribute those classes lack is only unknown)."""
+    __slots__ = ("classes", "exact")
 
-    def __init__(self, classes):
+    def __init__(self, classes, exact=False):
         self.classes = tuple(classes)  # ((mxnet name, class object), ...)
+        self.exact = exact
+
+    def is_array(self):
+        return bool(self.classes) and all(name in ARRAY_CLASSES for name, _ in self.classes)
 
     def __eq__(self, other):
         return type(other) is Inst and [c for _, c in other.classes] == [c for _, c in self.classes]
@@ -137,9 +144,9 @@ class Resolver:
                 if missing == xnd_name or xnd_name.startswith(missing + "."):
                     hit = (None, None)
                 else:
-                    hit = (None, f"importing {xnd_name} failed: {type(e).__name__}: {e}")
-            except Exception as e:  # an xnd module that does not import is not support
-                hit = (None, f"importing {xnd_name} failed: {type(e).__name__}: {e}")
+                    hit = (None, f"{xnd_name} fails to import: {type(e).__name__}: {e}")
+            except Exception as e:  # an xnd module that does not import supports nothing
+                hit = (None, f"{xnd_name} fails to import: {type(e).__name__}: {e}")
             self._modules[xnd_name] = hit
         return hit
 
@@ -153,27 +160,32 @@ class Resolver:
 
     def _resolve(self, path):
         mxname = ".".join(path)
-        # The longest prefix that is an xnd module, then getattr for the rest.
-        for i in range(len(path), 0, -1):
-            xnd_name = self.compat.resolve(".".join(path[:i]))
+        # Import the mapped xnd modules from the shortest prefix on, as `import mxnet.a.b`
+        # would, until a prefix is no module; the rest of the name is attributes.
+        module, where, i = None, None, 0
+        for k in range(1, len(path) + 1):
+            xnd_name = self.compat.resolve(".".join(path[:k]))
             if xnd_name is None:
-                if i == 2 and path[0] == "mxnet":  # mxnet.<internal or _private>: not an MXNet name
+                if k == 2 and path[0] == "mxnet" and not _dunder(path[1]):
+                    # mxnet.<xnd internal or _private>: not an MXNet name
                     return Resolution(UNSUPPORTED, reason=f"xnd does not provide {mxname!r}")
-                continue
-            module, failure = self._import(xnd_name)
+                break
+            found, failure = self._import(xnd_name)
             if failure is not None:
                 return Resolution(UNSUPPORTED, reason=failure)
-            if module is None:
-                continue
-            obj, where = module, xnd_name
-            for k, attr in enumerate(path[i:], start=i):
-                try:
-                    obj = getattr(obj, attr)
-                except Exception:
-                    return self._missing(path[:k], attr, where)
-                where = f"{where}.{attr}"
-            return Resolution(SUPPORTED, obj, where=where)
-        return Resolution(UNSUPPORTED, reason=f"xnd does not provide {mxname!r}")
+            if found is None:
+                break
+            module, where, i = found, xnd_name, k
+        if module is None:
+            return Resolution(UNSUPPORTED, reason=f"xnd does not provide {mxname!r}")
+        obj = module
+        for k, attr in enumerate(path[i:], start=i):
+            try:
+                obj = getattr(obj, attr)
+            except Exception:
+                return self._missing(path[:k], attr, where)
+            where = f"{where}.{attr}"
+        return Resolution(SUPPORTED, obj, where=where)
 
     def _missing(self, parent, attr, where):
         """Why ``parent.attr`` is unsupported, as precisely as the tables say."""
@@ -201,6 +213,10 @@ class Resolver:
         """The registry operator a namespace attribute stands for, if any."""
         op = self.ops.get(path_tail[-1]) if path_tail else None
         return op.name if op is not None else None
+
+
+def _dunder(name):
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
 def _namespace_kind(path):
@@ -250,7 +266,8 @@ class Scope:
 
     def __init__(self, parent, kind, node=None):
         self.parent, self.kind, self.node = parent, kind, node
-        self.bindings = collections.defaultdict(list)  # name -> [("import", value) | ("expr", node) | ("value", v) | ("other", None)]
+        # name -> [(kind, payload)]: ("import", Mod), ("expr", ast node), ("value", v), ("other", None)
+        self.bindings = collections.defaultdict(list)
         self.globals = set()
         self.nonlocals = set()
         self._values = {}
@@ -438,6 +455,12 @@ class FileScanner:
             return a if a == b else (Opaque() if OTHER not in (a, b) else OTHER)
         if isinstance(node, ast.NamedExpr):
             return self.evaluate(scope, node.value, record)
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+            # arithmetic on an NDArray (Symbol) gives an NDArray (Symbol)
+            operands = [node.left, node.right] if isinstance(node, ast.BinOp) else [node.operand]
+            values = [self.evaluate(scope, o, record) for o in operands]
+            arrays = [v for v in values if isinstance(v, Inst) and v.is_array()]
+            return arrays[0] if arrays and all(a == arrays[0] for a in arrays) else OTHER
         if record:
             self.visit_expr(scope, node)
         return OTHER
@@ -465,6 +488,8 @@ class FileScanner:
                 if r.status == UNSUPPORTED:
                     value = new
                     break
+                if r.status == UNKNOWN:  # reported once, here; nothing more to say further on
+                    new = Opaque(dead=True)
             elif isinstance(value, Opaque) and not value.dead:
                 opaque_tail = True
             value = new
@@ -474,7 +499,7 @@ class FileScanner:
             upto = nodes[-1] if res.status == UNSUPPORTED else nodes[res_at]
             if res.status == SUPPORTED and isinstance(res.obj, types.ModuleType) and not opaque_tail:
                 pass  # a module named in passing (an argument, `F = mx.sym`): imports are the uses
-            elif res.status == UNSUPPORTED or res_at == len(nodes) - 1 or opaque_tail:
+            elif res.status != SUPPORTED or res_at == len(nodes) - 1 or opaque_tail:
                 self._add(upto, _text(node if res.status == UNSUPPORTED else upto),
                           _api(base, attrs[:res_at + 1]), res.status, res.reason,
                           res.where if res.status == SUPPORTED else None)
@@ -500,13 +525,24 @@ class FileScanner:
                 return Opaque(dead=True), res
             return OpNS(path), res
         if isinstance(value, Inst):
-            if all(_has_attr(cls, attr) for _, cls in value.classes):
+            missing, dynamic = [], []
+            for name, cls in value.classes:
+                if _has_attr(cls, attr):
+                    continue
+                assigned, open_ended = _instance_attrs(cls)
+                if attr in assigned:
+                    continue  # set on self by xnd's own methods
+                (dynamic if open_ended or not value.exact else missing).append((name, cls))
+            if not missing and not dynamic:
                 where = " / ".join(_qualname(cls, name) + "." + attr for name, cls in value.classes)
                 return Opaque(), Resolution(SUPPORTED, where=where)
-            missing = [name for name, cls in value.classes if not _has_attr(cls, attr)]
+            if missing:
+                name, cls = missing[0]
+                return Opaque(dead=True), Resolution(
+                    UNSUPPORTED, reason=f"{_qualname(cls, name)} has no attribute {attr!r}")
             return Opaque(), Resolution(
-                UNKNOWN, reason=f"class {' and '.join(missing)} has no attribute {attr!r} "
-                                f"(an instance may still set it)")
+                UNKNOWN, reason=f"class {' and '.join(n for n, _ in dynamic)} has no attribute "
+                                f"{attr!r} (an instance may still set it)")
         if isinstance(value, Opaque):
             return value, None
         return OTHER, None
@@ -549,7 +585,7 @@ class FileScanner:
             if res.status != SUPPORTED:
                 return Opaque(dead=True)
             if inspect.isclass(obj):
-                return Inst([(".".join(func.path), obj)])
+                return Inst([(".".join(func.path), obj)], exact=True)
             kind = _namespace_kind(func.path[:-1]) or OP_NAMESPACES.get(getattr(obj, "__module__", ""))
             if kind is not None and callable(obj) and not isinstance(obj, types.ModuleType):
                 return Inst(self._op_classes(kind))
@@ -757,6 +793,48 @@ def _combine(imported, values):
     if all(v is not OTHER for v in values):
         return Opaque()
     return OTHER
+
+
+_INSTANCE_ATTRS = {}
+
+
+def _instance_attrs(cls):
+    """(names xnd's own methods assign on ``self`` in `cls` and its bases, open_ended): an
+    instance attribute is either one of these, or the class is open-ended (a __getattr__, a
+    setattr(self, ...) or __dict__ update, a base outside xnd whose source is not read)."""
+    hit = _INSTANCE_ATTRS.get(cls)
+    if hit is not None:
+        return hit
+    names, open_ended = set(), False
+    for klass in getattr(cls, "__mro__", (cls,)):
+        if klass is object:
+            continue
+        if "__getattr__" in vars(klass):
+            open_ended = True
+        module = getattr(klass, "__module__", "") or ""
+        if module == "builtins":
+            continue
+        if module.split(".")[0] != "xnd":
+            open_ended = True
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        except (OSError, TypeError, SyntaxError):
+            open_ended = True
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and node.value.id == "self" and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id == "setattr":
+                open_ended = True
+            elif isinstance(node, ast.Attribute) and node.attr == "__dict__":
+                open_ended = True
+    hit = _INSTANCE_ATTRS[cls] = (frozenset(names), open_ended)
+    return hit
 
 
 def _has_attr(cls, attr):

@@ -59,11 +59,13 @@ class GraphFunction:
             res = list(res) if isinstance(res, (tuple, list)) else [res]
             env[id(n)] = res
             if is_train and n.op.aux_update is not None:
-                slots = [(j, src) for j, (src, _) in enumerate(n.inputs)
-                         if n.input_slot(j) in n.op.aux and id(src) in aux_pos]
-                updated = n.op.aux_update(n.params(), [ins[j] for j, _ in slots], res)
-                for (j, src), v in zip(slots, updated):
-                    new_aux[aux_pos[id(src)]] = v.astype(ins[j].dtype)
+                attrs = dict(n.params(), is_train=True) if n.op.train else n.params()
+                updated = n.op.aux_update(attrs, ins, res)  # new values in op.aux order
+                for j, (src, _) in enumerate(n.inputs):
+                    slot = n.input_slot(j)
+                    if slot in n.op.aux and id(src) in aux_pos:
+                        v = updated[n.op.aux.index(slot)]
+                        new_aux[aux_pos[id(src)]] = v.astype(ins[j].dtype)
         outs = [env[id(n)][i] for n, i in self.sym._outputs]
         return outs, new_aux
 

@@ -294,7 +294,7 @@ class CosineEmbeddingLoss(Loss):
         y_1 = label == 1
         y_minus_1 = label == -1
         cos_sim_a = (1 - cos_sim) * y_1
-        z_array = F.array([0]) if _is_nd(F) else F.zeros((1, 1))
+        z_array = F.array([0]) if _is_nd(F) else F.zeros(shape=(1, 1))
         cos_sim_b = F.broadcast_maximum(z_array, y_minus_1 * (cos_sim - self._margin))
         loss = cos_sim_a + cos_sim_b
         return _apply_weighting(F, loss, self._weight, sample_weight)
@@ -303,7 +303,7 @@ class CosineEmbeddingLoss(Loss):
         x_norm = F.reshape(F.norm(x, axis=axis), shape=(-1, 1))
         y_norm = F.reshape(F.norm(y, axis=axis), shape=(-1, 1))
         x_dot_y = F.reshape(F.sum(x * y, axis=axis), shape=(-1, 1))
-        eps_arr = F.array([1e-12]) if _is_nd(F) else F.full((1, 1), 1e-12)
+        eps_arr = F.array([1e-12]) if _is_nd(F) else F.full(shape=(1, 1), value=1e-12)
         return x_dot_y / F.broadcast_maximum(x_norm * y_norm, eps_arr)
 
 

@@ -3,7 +3,7 @@ with MXNet 1.9.1's parameter names (``i2h_weight``...), step-node names (``t<k>_
 and ``unroll`` semantics."""
 import numbers
 
-from ...ndarray import NDArray
+from ....ndarray import NDArray
 from ..block import Block, HybridBlock
 from ..nn.activations import LeakyReLU
 from ..utils import _indent

@@ -2,7 +2,7 @@
 MXNet 1.9.1's parameter names (``l0_i2h_weight``, ``r0_h2h_bias``...)."""
 import re
 
-from ...ndarray import NDArray
+from ....ndarray import NDArray
 from ..block import HybridBlock
 
 __all__ = ["RNN", "LSTM", "GRU"]
@@ -187,6 +187,9 @@ class _RNNLayer(HybridBlock):
                     lstm_state_clip_min=self._lstm_state_clip_min,
                     lstm_state_clip_max=self._lstm_state_clip_max,
                     lstm_state_clip_nan=self._lstm_state_clip_nan)
+        n_out = 3 if self._mode == "lstm" else 2
+        if not isinstance(rnn, (list, tuple)) and len(rnn) < n_out:
+            rnn = _all_outputs(rnn, n_out)
         if self._mode == "lstm":
             outputs, states = rnn[0], [rnn[1], rnn[2]]
         else:
@@ -194,6 +197,15 @@ class _RNNLayer(HybridBlock):
         if self._layout == "NTC":
             outputs = F.swapaxes(outputs, dim1=0, dim2=1)
         return outputs, states
+
+
+def _all_outputs(sym, n):
+    """The ``n`` outputs of an RNN symbol node. (The registry's RNN op declares one output
+    whatever ``state_outputs`` says, so the symbol exposes only the first; the node computes
+    all of them.)"""
+    from ....symbol import Symbol
+    node = sym._outputs[0][0]
+    return [Symbol([(node, i)]) for i in range(n)]
 
 
 class RNN(_RNNLayer):

@@ -1,0 +1,388 @@
+"""Image transforms (gluon.data.vision.transforms) with MXNet's conventions: images are
+HWC (or NHWC) uint8/float arrays; ToTensor makes CHW float32 in [0, 1]. They run eagerly
+on the host (numpy), per sample, and accept NDArrays or numpy arrays (returning NDArrays).
+Random transforms draw from numpy's / Python's global generators, as MXNet's Python
+image helpers do (the bit streams of MXNet's C++ image ops are not reproduced)."""
+import math
+import numbers
+import random
+
+import numpy as np
+
+from .....ndarray import NDArray
+from ...block import Block
+from ...nn.basic_layers import Sequential
+
+__all__ = ["Compose", "Cast", "ToTensor", "Normalize", "RandomResizedCrop", "CenterCrop",
+           "Resize", "CropResize", "RandomFlipLeftRight", "RandomFlipTopBottom",
+           "RandomBrightness", "RandomContrast", "RandomSaturation", "RandomHue",
+           "RandomColorJitter", "RandomLighting", "RandomApply"]
+
+
+def _nd():
+    from .... import nd
+    return nd
+
+
+def _np(x):
+    return x.asnumpy() if isinstance(x, NDArray) else np.asarray(x)
+
+
+def _out(a, like):
+    ctx = like.context if isinstance(like, NDArray) else None
+    return _nd().array(a, ctx=ctx, dtype=a.dtype)
+
+
+def _cast_back(a, dtype):
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        a = np.clip(np.rint(a), info.min, info.max)
+    return a.astype(dtype)
+
+
+class Compose(Sequential):
+    """Apply transforms in order."""
+
+    def __init__(self, transforms):
+        super().__init__()
+        with self.name_scope():
+            for t in transforms:
+                self.add(t if isinstance(t, Block) else _Fn(t))
+
+
+class _Fn(Block):
+    def __init__(self, fn):
+        super().__init__()
+        self._fn = fn
+
+    def forward(self, x):
+        return self._fn(x)
+
+
+class Cast(Block):
+    """Cast to ``dtype``."""
+
+    def __init__(self, dtype="float32"):
+        super().__init__()
+        self._dtype = dtype
+
+    def forward(self, x):
+        return _out(_np(x).astype(self._dtype), x)
+
+
+class ToTensor(Block):
+    """(H, W, C) or (N, H, W, C) in [0, 255] -> (C, H, W) / (N, C, H, W) float32 in [0, 1]."""
+
+    def forward(self, x):
+        a = _np(x).astype(np.float32) / np.float32(255.0)
+        if a.ndim == 3:
+            a = a.transpose(2, 0, 1)
+        elif a.ndim == 4:
+            a = a.transpose(0, 3, 1, 2)
+        else:
+            raise ValueError(f"ToTensor expects a 3-D (HWC) or 4-D (NHWC) input, got shape "
+                             f"{a.shape}")
+        return _out(np.ascontiguousarray(a), x)
+
+
+class Normalize(Block):
+    """``(x - mean[c]) / std[c]`` on (C, H, W) or (N, C, H, W) float input."""
+
+    def __init__(self, mean=0.0, std=1.0):
+        super().__init__()
+        self._mean = mean
+        self._std = std
+
+    def forward(self, x):
+        a = _np(x)
+        c_axis = 0 if a.ndim == 3 else 1
+        shape = [1] * a.ndim
+        shape[c_axis] = -1
+        mean = np.asarray(self._mean, dtype=a.dtype).reshape(shape if np.ndim(self._mean) else ())
+        std = np.asarray(self._std, dtype=a.dtype).reshape(shape if np.ndim(self._std) else ())
+        return _out(((a - mean) / std).astype(a.dtype), x)
+
+
+def _resize_hwc(a, w, h):
+    """Bilinear resize with OpenCV's pixel-centre convention (INTER_LINEAR)."""
+    H, W = a.shape[:2]
+    if (H, W) == (h, w):
+        return a.copy()
+    src = a.astype(np.float64)
+
+    def coords(n_out, n_in):
+        scale = n_in / n_out
+        x = (np.arange(n_out) + 0.5) * scale - 0.5
+        x0 = np.floor(x).astype(np.int64)
+        f = x - x0
+        f = np.where(x0 < 0, 0.0, f)
+        x0 = np.clip(x0, 0, n_in - 1)
+        x1 = np.clip(x0 + 1, 0, n_in - 1)
+        f = np.where(x0 >= n_in - 1, 0.0, f)
+        return x0, x1, f
+    y0, y1, fy = coords(h, H)
+    x0, x1, fx = coords(w, W)
+    top = src[y0][:, x0] * (1 - fx)[None, :, None] + src[y0][:, x1] * fx[None, :, None]
+    bot = src[y1][:, x0] * (1 - fx)[None, :, None] + src[y1][:, x1] * fx[None, :, None]
+    out = top * (1 - fy)[:, None, None] + bot * fy[:, None, None]
+    return _cast_back(out, a.dtype)
+
+
+def _resize_any(a, w, h):
+    if a.ndim == 3:
+        return _resize_hwc(a, w, h)
+    return np.stack([_resize_hwc(img, w, h) for img in a])
+
+
+def _target_size(size, keep_ratio, H, W):
+    if isinstance(size, numbers.Number):
+        if not keep_ratio:
+            return int(size), int(size)
+        if H > W:
+            return int(size), int(size * H / W)
+        return int(size * W / H), int(size)
+    return int(size[0]), int(size[1])
+
+
+class Resize(Block):
+    """Resize to ``size`` ((w, h) or an int); ``keep_ratio`` with an int resizes the shorter
+    side to ``size``."""
+
+    def __init__(self, size, keep_ratio=False, interpolation=1):
+        super().__init__()
+        self._size = size
+        self._keep = keep_ratio
+        self._interpolation = interpolation
+
+    def forward(self, x):
+        a = _np(x)
+        H, W = a.shape[-3:-1]
+        w, h = _target_size(self._size, self._keep, H, W)
+        return _out(_resize_any(a, w, h), x)
+
+
+def _scale_down(src_size, size):
+    w, h = size
+    sw, sh = src_size
+    if sh < h:
+        w, h = float(w * sh) / h, sh
+    if sw < w:
+        w, h = sw, float(h * sw) / w
+    return int(w), int(h)
+
+
+def _fixed_crop(a, x0, y0, w, h, size=None):
+    out = a[y0:y0 + h, x0:x0 + w]
+    if size is not None and (w, h) != tuple(size):
+        out = _resize_hwc(out, size[0], size[1])
+    return out
+
+
+class CenterCrop(Block):
+    """Crop the centre to ``size`` ((w, h) or an int), resizing when the image is smaller."""
+
+    def __init__(self, size, interpolation=1):
+        super().__init__()
+        if isinstance(size, numbers.Number):
+            size = (size, size)
+        self._size = tuple(size)
+        self._interpolation = interpolation
+
+    def forward(self, x):
+        a = _np(x)
+        h, w = a.shape[:2]
+        new_w, new_h = _scale_down((w, h), self._size)
+        x0 = int((w - new_w) / 2)
+        y0 = int((h - new_h) / 2)
+        return _out(_fixed_crop(a, x0, y0, new_w, new_h, self._size), x)
+
+
+class CropResize(Block):
+    """Crop the box (x, y, width, height), optionally resize to ``size``."""
+
+    def __init__(self, x, y, width, height, size=None, interpolation=None):
+        super().__init__()
+        self._x, self._y, self._width, self._height = x, y, width, height
+        self._size = (size, size) if isinstance(size, numbers.Number) else size
+        self._interpolation = interpolation
+
+    def forward(self, x):
+        a = _np(x)
+        if a.ndim == 3:
+            out = _fixed_crop(a, self._x, self._y, self._width, self._height, self._size)
+        else:
+            out = np.stack([_fixed_crop(i, self._x, self._y, self._width, self._height,
+                                        self._size) for i in a])
+        return _out(out, x)
+
+
+class RandomResizedCrop(Block):
+    """Crop a random area (``scale`` of the image, aspect ratio in ``ratio``) and resize it
+    to ``size``; falls back to a centre crop after 10 tries."""
+
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0), interpolation=1):
+        super().__init__()
+        if isinstance(size, numbers.Number):
+            size = (size, size)
+        self._size = tuple(size)
+        self._scale = scale
+        self._ratio = ratio
+        self._interpolation = interpolation
+
+    def forward(self, x):
+        a = _np(x)
+        h, w = a.shape[:2]
+        src_area = h * w
+        for _ in range(10):
+            target_area = random.uniform(self._scale[0], self._scale[1]) * src_area
+            log_ratio = (math.log(self._ratio[0]), math.log(self._ratio[1]))
+            new_ratio = math.exp(random.uniform(*log_ratio))
+            new_w = int(round(math.sqrt(target_area * new_ratio)))
+            new_h = int(round(math.sqrt(target_area / new_ratio)))
+            if new_w <= w and new_h <= h:
+                x0 = random.randint(0, w - new_w)
+                y0 = random.randint(0, h - new_h)
+                return _out(_fixed_crop(a, x0, y0, new_w, new_h, self._size), x)
+        return CenterCrop(self._size, self._interpolation)(x)
+
+
+class RandomFlipLeftRight(Block):
+    """Flip the width axis with probability 0.5."""
+
+    def forward(self, x):
+        if random.random() < 0.5:
+            a = _np(x)
+            return _out(np.ascontiguousarray(np.flip(a, axis=-2)), x)
+        return x
+
+
+class RandomFlipTopBottom(Block):
+    """Flip the height axis with probability 0.5."""
+
+    def forward(self, x):
+        if random.random() < 0.5:
+            a = _np(x)
+            return _out(np.ascontiguousarray(np.flip(a, axis=-3)), x)
+        return x
+
+
+_GRAY = np.array([0.299, 0.587, 0.114])
+
+
+def _brightness(a, alpha):
+    return a * alpha
+
+
+def _contrast(a, alpha):
+    gray = (a * _GRAY).sum(axis=-1).mean() * (1.0 - alpha)
+    return a * alpha + gray
+
+
+def _saturation(a, alpha):
+    gray = (a * _GRAY).sum(axis=-1, keepdims=True) * (1.0 - alpha)
+    return a * alpha + gray
+
+
+def _hue(a, alpha):
+    u, w = math.cos(alpha * math.pi), math.sin(alpha * math.pi)
+    bt = np.array([[1.0, 0.0, 0.0], [0.0, u, -w], [0.0, w, u]])
+    tyiq = np.array([[0.299, 0.587, 0.114], [0.596, -0.274, -0.321], [0.211, -0.523, 0.311]])
+    ityiq = np.array([[1.0, 0.956, 0.621], [1.0, -0.272, -0.647], [1.0, -1.107, 1.705]])
+    t = ityiq @ bt @ tyiq
+    return a @ t.T
+
+
+class _RandomColor(Block):
+    _fn = None
+
+    def __init__(self, amount):
+        super().__init__()
+        self._amount = amount
+
+    def _alpha(self):
+        return 1.0 + random.uniform(-self._amount, self._amount)
+
+    def forward(self, x):
+        a = _np(x)
+        out = type(self)._fn(a.astype(np.float64), self._alpha())
+        return _out(_cast_back(out, a.dtype), x)
+
+
+class RandomBrightness(_RandomColor):
+    """Scale by ``1 + uniform(-brightness, brightness)``."""
+    _fn = staticmethod(_brightness)
+
+
+class RandomContrast(_RandomColor):
+    """Blend with the mean gray level."""
+    _fn = staticmethod(_contrast)
+
+
+class RandomSaturation(_RandomColor):
+    """Blend with the per-pixel gray level."""
+    _fn = staticmethod(_saturation)
+
+
+class RandomHue(_RandomColor):
+    """Rotate the hue (in YIQ space) by ``uniform(-hue, hue)`` half-turns."""
+    _fn = staticmethod(_hue)
+
+    def _alpha(self):
+        return random.uniform(-self._amount, self._amount)
+
+
+class RandomColorJitter(Block):
+    """Brightness, contrast, saturation and hue jitter in random order."""
+
+    def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
+        super().__init__()
+        self._ts = []
+        if brightness > 0:
+            self._ts.append(RandomBrightness(brightness))
+        if contrast > 0:
+            self._ts.append(RandomContrast(contrast))
+        if saturation > 0:
+            self._ts.append(RandomSaturation(saturation))
+        if hue > 0:
+            self._ts.append(RandomHue(hue))
+
+    def forward(self, x):
+        ts = list(self._ts)
+        random.shuffle(ts)
+        for t in ts:
+            x = t(x)
+        return x
+
+
+_EIGVAL = np.array([55.46, 4.794, 1.148])
+_EIGVEC = np.array([[-0.5675, 0.7192, 0.4009],
+                    [-0.5808, -0.0045, -0.8140],
+                    [-0.5836, -0.6948, 0.4203]])
+
+
+class RandomLighting(Block):
+    """AlexNet-style PCA lighting noise with standard deviation ``alpha``."""
+
+    def __init__(self, alpha):
+        super().__init__()
+        self._alpha = alpha
+
+    def forward(self, x):
+        a = _np(x)
+        alpha = np.random.normal(0, self._alpha, size=(3,))
+        rgb = np.dot(_EIGVEC * alpha, _EIGVAL)
+        return _out(_cast_back(a.astype(np.float64) + rgb, a.dtype), x)
+
+
+class RandomApply(Sequential):
+    """Apply ``transforms`` with probability ``p``."""
+
+    def __init__(self, transforms, p=0.5):
+        super().__init__()
+        self.transforms = transforms
+        self.p = p
+
+    def forward(self, x):
+        if self.p < random.random():
+            return x
+        return self.transforms(x)

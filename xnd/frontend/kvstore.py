@@ -1,0 +1,231 @@
+"""mx.kv / mx.kvstore: a single-process key-value store ('local', 'device', 'nccl', ...).
+
+``push`` sums the pushed values (on the first value's device), then either
+stores the sum or, after ``set_optimizer``, lets the optimizer update the
+stored weight with it; ``pull`` copies the stored value into each output.
+Keys are ints or strings (not mixed), as in MXNet. This process is rank 0 of
+1. The 'dist_*' types raise MXNetError until xnd has multi-process support;
+sparse ``row_sparse_pull`` and gradient compression raise too.
+"""
+from ..base import MXNetError
+from ..ndarray import NDArray
+from ..serialization import atomic_write
+from . import optimizer as opt
+
+__all__ = ["KVStoreBase", "KVStore", "create"]
+
+_LOCAL_TYPES = ("local", "device", "nccl", "local_update_cpu", "local_allreduce_cpu",
+                "local_allreduce_device")
+
+
+class KVStoreBase:
+    """Interface of key-value stores (mx.kvstore.KVStoreBase) and their registry."""
+
+    OPTIMIZER = "optimizer"
+    kv_registry = {}
+
+    def broadcast(self, key, value, out, priority=0):
+        raise NotImplementedError()
+
+    def pushpull(self, key, value, out=None, priority=0):
+        raise NotImplementedError()
+
+    def set_optimizer(self, optimizer):
+        raise NotImplementedError()
+
+    def is_capable(self, capability):
+        raise NotImplementedError()
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        raise NotImplementedError()
+
+    def load_optimizer_states(self, fname):
+        raise NotImplementedError()
+
+    @property
+    def type(self):
+        raise NotImplementedError()
+
+    @property
+    def rank(self):
+        raise NotImplementedError()
+
+    @property
+    def num_workers(self):
+        raise NotImplementedError()
+
+    @staticmethod
+    def register(klass):
+        """Register a KVStoreBase subclass so ``create(name)`` returns it."""
+        assert isinstance(klass, type)
+        name = klass.__name__.lower()
+        if name in KVStoreBase.kv_registry:
+            import warnings
+            old = KVStoreBase.kv_registry[name]
+            warnings.warn("WARNING: New kvstore %s.%s is overriding existing kvstore %s.%s"
+                          % (klass.__module__, klass.__name__, old.__module__, old.__name__))
+        KVStoreBase.kv_registry[name] = klass
+        return klass
+
+
+def _pairs(key, value):
+    """MXNet's key/value normalisation: [(key, [NDArray, ...]), ...] and the key kind."""
+    if isinstance(key, (tuple, list)):
+        assert len(key) == len(value)
+        out, kind = [], None
+        for k, v in zip(key, value):
+            sub, sub_kind = _pairs(k, v)
+            if kind is not None and kind != sub_kind:
+                raise AssertionError("inconsistent types of keys detected.")
+            kind = sub_kind
+            out += sub
+        return out, kind
+    if isinstance(key, bool) or not isinstance(key, (int, str)):
+        raise AssertionError("unexpected type for keys: " + str(type(key)))
+    kind = "str" if isinstance(key, str) else "int"
+    if isinstance(value, NDArray):
+        return [(key, [value])], kind
+    vals = list(value)
+    for v in vals:
+        assert isinstance(v, NDArray)
+    return [(key, vals)], kind
+
+
+class KVStore(KVStoreBase):
+    """The single-process store behind every non-dist ``mx.kv.create`` type."""
+
+    def __init__(self, kv_type="local"):
+        self._type = kv_type
+        self._store = {}
+        self._key_kind = None
+        self._updater = None
+        self._updater_func = None
+        self._str_updater_func = None
+
+    def _check_kind(self, kind):
+        if self._key_kind is None:
+            self._key_kind = kind
+        elif kind is not None and kind != self._key_kind:
+            raise MXNetError("Check failed: key_type_ == key_type: Mixed key types are not "
+                             "allowed")
+
+    def _stored(self, key):
+        if key not in self._store:
+            raise MXNetError("Check failed: !local.is_none(): key %s has not been inited" % key)
+        return self._store[key]
+
+    def init(self, key, value):
+        """Initialize each key once with a copy of its value."""
+        pairs, kind = _pairs(key, value)
+        self._check_kind(kind)
+        for k, vals in pairs:
+            if k in self._store:
+                raise MXNetError("Check failed: local_.find(keys[i]) == local_.end(): duplicate "
+                                 "init of key %s. Please double check if you called kv.init or "
+                                 "kv.broadcast with this key multiple times" % k)
+            self._store[k] = vals[0].copy()
+
+    def push(self, key, value, priority=0):
+        """Sum the values pushed for each key; store the sum, or hand it to the optimizer."""
+        pairs, kind = _pairs(key, value)
+        self._check_kind(kind)
+        for k, vals in pairs:
+            stored = self._stored(k)
+            merged = vals[0]
+            for v in vals[1:]:
+                merged = merged + v.as_in_context(merged.context)
+            if merged.shape != stored.shape:
+                raise MXNetError("kvstore push: key %s holds shape %s, pushed %s"
+                                 % (k, stored.shape, merged.shape))
+            if self._updater is not None:
+                self._updater(k, merged.as_in_context(stored.context), stored)
+            else:
+                merged.as_in_context(stored.context).copyto(stored)
+
+    def pull(self, key, out=None, priority=0, ignore_sparse=True):
+        """Copy each key's stored value into its output array(s)."""
+        assert out is not None
+        pairs, kind = _pairs(key, out)
+        self._check_kind(kind)
+        for k, outs in pairs:
+            stored = self._stored(k)
+            for o in outs:
+                stored.copyto(o)
+
+    def pushpull(self, key, value, out=None, priority=0):
+        """push then pull (into ``value`` itself when ``out`` is None)."""
+        self.push(key, value, priority)
+        self.pull(key, value if out is None else out, priority)
+
+    def broadcast(self, key, value, out, priority=0):
+        """init with ``value``, then pull into ``out``."""
+        self.init(key, value)
+        self.pull(key, out, priority)
+
+    def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
+        raise MXNetError("kvstore.row_sparse_pull needs row_sparse storage, which xnd does not "
+                         "support; use pull() with dense arrays")
+
+    def set_gradient_compression(self, compression_params):
+        if "device" in self.type or "dist" in self.type or "nccl" in self.type:
+            raise MXNetError("gradient compression is not supported by xnd")
+        raise Exception("Gradient compression is not supported for this type of kvstore")
+
+    def set_optimizer(self, optimizer):
+        """Update stored weights with ``optimizer`` on each push."""
+        self._set_updater(opt.get_updater(optimizer))
+
+    def _set_updater(self, updater):
+        self._updater = updater
+        self._updater_func = updater
+        self._str_updater_func = updater
+
+    def is_capable(self, capability):
+        if capability.lower() == KVStoreBase.OPTIMIZER:
+            return True
+        raise ValueError("Unknown capability: {}".format(capability))
+
+    @property
+    def type(self):
+        return self._type
+
+    @property
+    def rank(self):
+        return 0
+
+    @property
+    def num_workers(self):
+        return 1
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        """Write the updater's states (xnd's format, never a pickle) atomically."""
+        assert self._updater is not None, "Cannot save states for distributed training"
+        atomic_write(fname, self._updater.get_states(dump_optimizer))
+
+    def load_optimizer_states(self, fname):
+        assert self._updater is not None, "Cannot load states for distributed training"
+        with open(fname, "rb") as f:
+            self._updater.set_states(f.read())
+
+    def _barrier(self):
+        """All workers meet here: with one worker, a no-op."""
+
+    def _send_command_to_servers(self, head, body):
+        raise MXNetError("xnd's kvstore has no servers")
+
+
+def create(name="local"):
+    """A KVStore of type ``name``: 'local', 'device', 'nccl', ... or a registered class."""
+    if not isinstance(name, str):
+        raise TypeError("name must be a string")
+    name = name.lower()
+    if name in KVStoreBase.kv_registry:
+        return KVStoreBase.kv_registry[name]()
+    if name.startswith("dist") or name in ("horovod", "byteps", "p3"):
+        raise MXNetError("kvstore type %r needs multi-process training, which xnd does not "
+                         "support yet; use 'local' or 'device' (one process, all its devices)"
+                         % name)
+    if name not in _LOCAL_TYPES:
+        raise MXNetError("Unknown KVStore type %r; xnd supports %s"
+                         % (name, ", ".join(_LOCAL_TYPES)))
+    return KVStore(name)
