@@ -395,6 +395,15 @@ def naming_nets(mx, G):
     return dict(d0=d0, d1=d1, model=model, seq=seq, hseq=hseq, two=two, lstm=lstm, shared=shared)
 
 
+def summary_net(G):
+    nn = G.nn
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Conv2D(4, 3), nn.BatchNorm(), nn.Activation("relu"), nn.Flatten(),
+                nn.Dense(5, activation="relu"), nn.Dense(2))
+    return net
+
+
 # ---- the recording ------------------------------------------------------------------------------
 def main():
     import mxnet as mx
@@ -621,6 +630,15 @@ def record_naming(mx, G):
         res["save_params_keys"] = sorted(mx.nd.load(path + "model_legacy.params").keys())
     except Exception as e:  # noqa: BLE001
         res["save_params_keys"] = "error: " + str(e).splitlines()[0]
+    # summary of an initialized, un-hybridized net
+    import contextlib
+    buf = io.StringIO()
+    with mx.name.NameManager():
+        snet = summary_net(G)
+    snet.initialize()
+    with contextlib.redirect_stdout(buf):
+        snet.summary(mx.nd.ones((2, 3, 6, 6)))
+    res["summary"] = buf.getvalue()
     lstm = nets["lstm"]
     lstm.initialize()
     lstm.save_parameters(path + "lstm.params")

@@ -6,7 +6,12 @@ from .context import Context, cpu, cpu_pinned, current_context, default_context,
 from .frontend import nd, random
 from .frontend.nd import NDArray
 from . import autograd, symbol
+from .frontend import (callback, initializer, io, kvstore, lr_scheduler, metric, model, module,
+                       optimizer)
 
+init = initializer
+kv = kvstore
+mod = module
 ndarray = nd  # mx.ndarray is the namespace; the class lives in mx.nd.ndarray (xnd/ndarray.py)
 sym = symbol
 

@@ -221,6 +221,7 @@ class Module(BaseModule):
         self._pending = None   # None | "forward" | "backward": deferred training work
         self._opt_states = None
         self._step_fn = None
+        self._step_key = None
 
     # ---- names and shapes ------------------------------------------------------------
     @property
@@ -475,7 +476,9 @@ class Module(BaseModule):
 
     # ---- the fused step ---------------------------------------------------------------------
     def _fused_ok(self):
-        return hasattr(self._optimizer, "step") and all(
+        from .optimizer import Optimizer
+        rule = getattr(type(self._optimizer), "_rule", None)
+        return rule is not None and rule is not Optimizer._rule and all(
             r in ("write", "null") for r in self._exec._reqs)
 
     def _fused_step(self):
@@ -487,11 +490,9 @@ class Module(BaseModule):
         if self._opt_states is None:
             self._opt_states = {k: self._updater_state(k, exe.arg_arrays[i])
                                 for k, i in zip(indices, pidx)}
-        for k in indices:
-            opt._update_count(k)
-        lrs = np.asarray(opt._get_lrs(indices), np.float32)
-        wds = np.asarray(opt._get_wds(indices), np.float32)
-        if self._step_fn is None:
+        lrs, wds, extras = opt.step_scalars(indices, packed=True)
+        if self._step_fn is None or self._step_key != opt.static_key():
+            self._step_key = opt.static_key()
             self._step_fn = _make_step(exe._graph, tuple(r != "null" for r in reqs), tuple(pidx), opt)
         params = [exe.arg_arrays[i]._val() for i in pidx]
         others = [a._val() for i, a in enumerate(exe.arg_arrays) if i not in pidx]
@@ -501,7 +502,7 @@ class Module(BaseModule):
             _exclusive(a) for a in exe.aux_arrays)
         fn = self._step_fn[donate]
         outs, new_aux, grads, new_params, new_states = fn(params, others, aux, states, exe._key,
-                                                          lrs, wds)
+                                                          lrs, wds, extras)
         exe._set_outputs(outs)
         for a, v in zip(exe.aux_arrays, new_aux):
             a._write(v)
@@ -588,13 +589,16 @@ def _make_step(graph, diff_mask, pidx, opt):
     n_heads = len(graph.sym._outputs)
     diff_pos = [i for i, m in enumerate(diff_mask) if m]
 
-    def step(params, others, aux, states, key, lrs, wds):
+    opt = __import__("copy").copy(opt)  # a snapshot: a retrace must not see later changes
+
+    def step(params, others, aux, states, key, lrs, wds, extras):
         args, p, o = [], iter(params), iter(others)
         for i in range(len(diff_mask)):
             args.append(next(p) if i in pidx else next(o))
         outs, new_aux, grads = fwd_bwd(args, aux, key, [None] * n_heads)
         gmap = dict(zip(diff_pos, grads))
-        new_params, new_states = opt.step(list(params), [gmap[i] for i in pidx], states, lrs, wds)
+        new_params, new_states = opt.step(list(params), [gmap[i] for i in pidx], states, lrs, wds,
+                                          extras)
         return outs, new_aux, grads, new_params, new_states
     return {True: jax.jit(step, donate_argnums=(0, 2, 3)), False: jax.jit(step)}
 

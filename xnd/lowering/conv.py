@@ -25,7 +25,6 @@ _SPATIAL = "DHW"
 Layout = optional(choice("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"))
 CudnnTune = optional(choice("None", "fastest", "limited_workspace", "off"))
 
-
 _fmt = fmt
 
 
@@ -121,7 +120,8 @@ def convolution(data, weight, bias=None, *, kernel: Shape, stride: Shape = (), d
         raise MXNetError(f"{op}: input channels {chans} of data {_fmt(data.shape)} must be "
                          f"divisible by num_group={num_group}")
     if num_filter % num_group:
-        raise MXNetError(f"{op}: num_filter={num_filter} must be divisible by num_group={num_group}")
+        raise MXNetError(f"{op}: num_filter={num_filter} must be divisible by "
+                         f"num_group={num_group}")
     wshape = (num_filter, *kernel, chans // num_group) if cl else \
         (num_filter, chans // num_group, *kernel)
     if tuple(weight.shape) != wshape:
@@ -266,7 +266,9 @@ def _avg_divisor(sizes, kernel, stride, pad, outs, include_pad):
 def _pool_outputs(attrs):
     """MXNet's (MKLDNN build's) internal outputs: max pooling over an explicit NC* kernel keeps a
     hidden workspace output; only the pooled result exists here, the count is the graph's."""
-    if attrs.get("pool_type", "max") != "max" or attrs.get("global_pool") and not attrs.get("kernel"):
+    if attrs.get("pool_type", "max") != "max":
+        return 1
+    if attrs.get("global_pool") and not attrs.get("kernel"):
         return 1
     return 2 if attrs.get("layout") in (None, "NCW", "NCHW", "NCDHW") else 1
 
@@ -275,7 +277,8 @@ def _pool_outputs(attrs):
 def pooling(data, *, kernel: Shape = (), pool_type: choice("avg", "lp", "max", "sum") = "max",
             global_pool: Bool = False, cudnn_off: Bool = False,
             pooling_convention: choice("full", "same", "valid") = "valid", stride: Shape = (),
-            pad: Shape = (), p_value: optional(Int) = None, count_include_pad: optional(Bool) = None,
+            pad: Shape = (), p_value: optional(Int) = None,
+            count_include_pad: optional(Bool) = None,
             layout: optional(choice("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")) = None):
     """Max/avg/sum/lp pooling; stride defaults to 1 (not to the kernel, unlike Gluon)."""
     op = "Pooling"
@@ -357,7 +360,8 @@ def upsampling(*data, scale: Int, num_filter: Int = 0, sample_type: choice("bili
     op = "UpSampling"
     if sample_type == "bilinear":
         if len(data) != 2:
-            raise MXNetError(f"{op}: bilinear sampling takes 2 inputs (data, weight), got {len(data)}")
+            raise MXNetError(f"{op}: bilinear sampling takes 2 inputs (data, weight), got "
+                             f"{len(data)}")
         x, w = data
         k = 2 * scale - scale % 2
         p = int(math.ceil((scale - 1) / 2.0))

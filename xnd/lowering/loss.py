@@ -17,7 +17,6 @@ from .registry import register
 
 Normalization = choice("batch", "null", "valid")
 
-
 _fmt = fmt
 
 

@@ -15,7 +15,6 @@ from .nn_common import fmt, param_shapes_from
 from .random import prng
 from .registry import register
 
-
 _fmt = fmt
 
 
@@ -124,7 +123,8 @@ def _leaky_shapes(attrs, data_shape):
 
 
 @register("LeakyReLU", num_visible=_leaky_visible, num_outputs=_leaky_visible,
-          output_names=("output", "mask"), param_shapes=param_shapes_from(_leaky_shapes, ("data", "gamma")),
+          output_names=("output", "mask"),
+          param_shapes=param_shapes_from(_leaky_shapes, ("data", "gamma")),
           input_init={"gamma": '["Constant", {"value": 0.25}]'})
 def leaky_relu(data, gamma=None, *,
                act_type: choice("elu", "gelu", "leaky", "prelu", "rrelu", "selu") = "leaky",
@@ -143,8 +143,8 @@ def leaky_relu(data, gamma=None, *,
         g = gamma.astype(x.dtype)
         if g.size != 1 and x.ndim >= 2:
             if g.size != x.shape[1]:
-                raise MXNetError(f"LeakyReLU: prelu gamma {_fmt(gamma.shape)} must have one value per "
-                                 f"channel of data {_fmt(x.shape)}")
+                raise MXNetError(f"LeakyReLU: prelu gamma {_fmt(gamma.shape)} must have one "
+                                 f"value per channel of data {_fmt(x.shape)}")
             g = g.reshape((1, -1) + (1,) * (x.ndim - 2))
         else:
             g = g.reshape(-1)[0] if g.size == 1 else g
@@ -157,7 +157,8 @@ def leaky_relu(data, gamma=None, *,
         return (0.5 * x * (1 + lax.erf(x / jnp.sqrt(jnp.asarray(2.0, x.dtype))))).astype(x.dtype)
     # rrelu
     if is_train:
-        s = jax.random.uniform(prng(key), x.shape, jnp.float32, lower_bound, upper_bound).astype(x.dtype)
+        s = jax.random.uniform(prng(key), x.shape, jnp.float32, lower_bound, upper_bound)
+        s = s.astype(x.dtype)
     else:
         s = jnp.full(x.shape, (lower_bound + upper_bound) / 2.0, x.dtype)
     return jnp.where(x > 0, x, s * x), s

@@ -36,7 +36,6 @@ from .attrs import Bool, Float, Int, choice, optional
 from .nn_common import fmt, param_shapes_from
 from .registry import register
 
-
 _fmt = fmt
 
 
@@ -187,7 +186,8 @@ def _ln_visible(attrs):
     return 3 if attrs.get("output_mean_var") else 1
 
 
-@register("LayerNorm", num_visible=_ln_visible, num_outputs=3, output_names=("output", "mean", "std"),
+@register("LayerNorm", num_visible=_ln_visible, num_outputs=3,
+          output_names=("output", "mean", "std"),
           param_shapes=param_shapes_from(_LN_SHAPES, _GB))
 def layer_norm(data, gamma, beta, *, axis: Int = -1, eps: Float = 1e-5,
                output_mean_var: Bool = False):
@@ -229,7 +229,8 @@ def _gn_visible(attrs):
     return 3 if attrs.get("output_mean_var") else 1
 
 
-@register("GroupNorm", num_visible=_gn_visible, num_outputs=3, output_names=("output", "mean", "std"),
+@register("GroupNorm", num_visible=_gn_visible, num_outputs=3,
+          output_names=("output", "mean", "std"),
           param_shapes=param_shapes_from(_gn_shapes, _GB))
 def group_norm(data, gamma, beta, *, num_groups: Int = 1, eps: Float = 1e-5,
                output_mean_var: Bool = False):

@@ -27,7 +27,6 @@ from .registry import register
 
 _GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
 
-
 _fmt = fmt
 
 
@@ -163,7 +162,8 @@ def _rnn_outputs(attrs):
     return 3 if attrs.get("mode") == "lstm" else 2
 
 
-@register("RNN", num_outputs=_rnn_outputs, output_names=("output", "state_output", "statecell_output"),
+@register("RNN", num_outputs=_rnn_outputs,
+          output_names=("output", "state_output", "statecell_output"),
           param_shapes=param_shapes_from(_rnn_shapes, _rnn_slots))
 def rnn(data, parameters, state, state_cell=None, sequence_length=None, *, state_size: Int,
         num_layers: Int, bidirectional: Bool = False,
@@ -202,7 +202,8 @@ def rnn(data, parameters, state, state_cell=None, sequence_length=None, *, state
     lengths = None
     if use_sequence_length:
         if sequence_length is None or tuple(sequence_length.shape) != (N,):
-            raise MXNetError(f"{op}: use_sequence_length=True needs sequence_length of shape ({N},)")
+            raise MXNetError(f"{op}: use_sequence_length=True needs sequence_length of shape "
+                             f"({N},)")
         lengths = sequence_length.astype(jnp.int64) if not jnp.issubdtype(
             sequence_length.dtype, jnp.integer) else sequence_length
     clip = None
@@ -217,7 +218,8 @@ def rnn(data, parameters, state, state_cell=None, sequence_length=None, *, state
         for j in range(D):
             idx = layer * D + j
             h0 = state[idx].astype(data.dtype)
-            c0 = state_cell[idx].astype(data.dtype) if mode == "lstm" else jnp.zeros((N, H), data.dtype)
+            c0 = state_cell[idx].astype(data.dtype) if mode == "lstm" else \
+                jnp.zeros((N, H), data.dtype)
             ys, hT, cT = _run_direction(mode, x, h0, c0, w, ("l", "r")[j] + str(layer), lengths,
                                         j == 1, clip)
             outs.append(ys)
