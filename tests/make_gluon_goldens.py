@@ -288,7 +288,6 @@ TRAIN_CASES = {
     "sgd_set_lr": (mlp, "sgd", {"learning_rate": 0.1}, 3, (4, 5), {"set_lr": 0.02}),
     "grad_add": (mlp, "sgd", {"learning_rate": 0.1}, 2, (4, 5), {"grad_req": "add"}),
     "cnn_bn_sgd": (cnn, "sgd", {"learning_rate": 0.05, "momentum": 0.9}, 3, (4, 2, 6, 6), {}),
-    "cnn_bn_adam": (cnn, "adam", {"learning_rate": 0.01}, 2, (4, 2, 6, 6), {}),
 }
 
 

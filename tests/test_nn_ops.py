@@ -389,3 +389,70 @@ def test_infer_shapes_from_data(name):
     for k, shape in got.items():
         if k in ins:
             assert tuple(shape) == ins[k].shape, (name, k)
+
+
+# MXNet 1.9.1 (pip, MKLDNN) graph facts: internal output count, visible output names, implicit
+# variables' __init__ (from tojson()/list_outputs() of one-op symbols)
+GRAPH_FACTS = [
+    ("Pooling", dict(kernel=(2, 2)), 2, ["output"]),
+    ("Pooling", dict(kernel=(2, 2), pool_type="avg"), 1, ["output"]),
+    ("Pooling", dict(global_pool=True), 1, ["output"]),
+    ("Pooling", dict(kernel=(2, 2), layout="NHWC"), 1, ["output"]),
+    ("BatchNorm", {}, 3, ["output"]),
+    ("BatchNorm", dict(output_mean_var=True), 3, ["output", "mean", "var"]),
+    ("LayerNorm", dict(output_mean_var=True), 3, ["output", "mean", "std"]),
+    ("InstanceNorm", {}, 3, ["output"]),
+    ("GroupNorm", {}, 3, ["output"]),
+    ("L2Normalization", {}, 2, ["output"]),
+    ("LRN", dict(nsize=3), 2, ["output"]),
+    ("LeakyReLU", {}, 1, ["output"]),
+    ("LeakyReLU", dict(act_type="rrelu"), 2, ["output", "mask"]),
+    ("Dropout", {}, 2, ["output"]),
+    ("RNN", dict(state_size=4, num_layers=1, mode="lstm"), 1, ["output"]),
+    ("RNN", dict(state_size=4, num_layers=1, mode="lstm", state_outputs=True), 3,
+     ["output", "state_output", "statecell_output"]),
+    ("RNN", dict(state_size=4, num_layers=1, mode="gru", state_outputs=True), 2,
+     ["output", "state_output"]),
+    ("make_loss", {}, 1, ["loss"]),
+    ("SoftmaxOutput", {}, 1, ["output"]),
+    ("Convolution", dict(kernel=(3, 3), num_filter=3), 1, ["output"]),
+]
+
+
+@pytest.mark.parametrize("opname,attrs,n_out,names", GRAPH_FACTS)
+def test_graph_facts(opname, attrs, n_out, names):
+    op = registry.get(opname)
+    a = op.parse_attrs(attrs)
+    assert op.n_outputs(a) == n_out
+    assert op.out_names(a) == names
+
+
+def test_graph_hooks():
+    bn = registry.get("BatchNorm")
+    assert bn.input_init == {"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'}
+    assert registry.get("LeakyReLU").input_init == {"gamma": '["Constant", {"value": 0.25}]'}
+    for name in ("SoftmaxOutput", "LinearRegressionOutput", "LogisticRegressionOutput",
+                 "MAERegressionOutput", "MakeLoss", "make_loss"):
+        assert registry.get(name).loss, name
+    assert not registry.get("BlockGrad").loss
+    # param_shapes: positional, fills unknown (None or 0-holding) entries from the data shape
+    conv = registry.get("Convolution")
+    a = conv.parse_attrs(dict(kernel=(3, 3), num_filter=8, num_group=2))
+    assert conv.param_shapes(a, [(2, 4, 9, 9), None, None]) == [(2, 4, 9, 9), (8, 2, 3, 3), (8,)]
+    fc = registry.get("FullyConnected")
+    a = fc.parse_attrs(dict(num_hidden=5))
+    assert fc.param_shapes(a, [(0, 3, 4), (5, 0), None]) == [(0, 3, 4), (5, 12), (5,)]
+    rnn = registry.get("RNN")
+    a = rnn.parse_attrs(dict(state_size=4, num_layers=1, mode="gru", use_sequence_length=True))
+    assert rnn.param_shapes(a, [(5, 2, 3), None, None, None]) == \
+        [(5, 2, 3), (rnn_param_size("gru", 3, 4, 1),), (1, 2, 4), (2,)]
+    so = registry.get("SoftmaxOutput")
+    assert so.param_shapes(so.parse_attrs({"multi_output": True}), [(2, 5, 3, 3), None])[1] == (2, 9)
+    # aux_update: the executor passes only the aux values and no is_train
+    x = np.random.RandomState(6).randn(8, 2).astype(np.float32)
+    mm, mv = np.zeros(2, np.float32), np.ones(2, np.float32)
+    a = bn.parse_attrs({})
+    outs = bn.fn(x, np.ones(2, np.float32), np.zeros(2, np.float32), mm, mv, **a, is_train=True)
+    nm, nv = bn.aux_update(a, [mm, mv], outs)
+    np.testing.assert_allclose(nm, 0.1 * x.mean(0), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(nv, 0.9 + 0.1 * x.var(0), rtol=1e-5)

@@ -170,7 +170,17 @@ def clip(data, *, a_min: float, a_max: float):
     return jnp.where(data < lo, lo, jnp.where(data > hi, hi, data))
 
 
-@register("Concat", "concat")
+def _concat_shapes(attrs, shapes):
+    """An unknown input has the known inputs' shape, its size along ``dim`` unknown (0)."""
+    known = next((s for s in shapes if s is not None), None)
+    if known is None:
+        return shapes
+    dim = attrs["dim"] % len(known)
+    return [s if s is not None else tuple(0 if i == dim else d for i, d in enumerate(known))
+            for s in shapes]
+
+
+@register("Concat", "concat", param_shapes=_concat_shapes)
 def concat(*data, dim: Int = 1, num_args: Int = None):
     same_dtype("Concat", *data)
     return jnp.concatenate(data, axis=dim)

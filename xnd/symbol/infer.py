@@ -92,8 +92,34 @@ def propagate(sym, shapes, dtypes, is_train=False):
             if all(s is not None for s in ins) and (id(n), 0) not in out:
                 for i, s in enumerate(eval_node(n, ins, is_train)):
                     out[(id(n), i)] = s
+            elif (id(n), 0) not in out and all(s is not None or partial.get(id(src)) is not None
+                                               for s, (src, _) in zip(ins, n.inputs)):
+                shape = _partial_output(n, ins, [partial.get(id(src)) for _, (src, _) in
+                                                 zip(ins, n.inputs)], is_train)
+                if shape is not None:
+                    partial[id(n)] = shape
     propagate.partial = partial
     return nodes, out
+
+
+def _partial_output(node, ins, partials, is_train):
+    """First output shape of a node whose inputs have unknown (0) dims. Evaluated with those
+    dims zero-sized, which is how MXNet's shape functions read unknowns (a Concat of (2, 3)
+    and (0, 3) on axis 0 is (2, 3)); where an op cannot take zero-size inputs, evaluated with
+    two different stand-in sizes, and dims that differ between the runs are unknown."""
+    def run(fill):
+        structs = [s if s is not None else jax.ShapeDtypeStruct(
+            tuple(fill if d == 0 else d for d in p), np.float32) for s, p in zip(ins, partials)]
+        return tuple(eval_node(node, structs, is_train)[0].shape)
+    try:
+        return run(0)
+    except Exception:  # noqa: BLE001  (any failure: try the stand-in sizes)
+        pass
+    try:
+        a, b = run(7919), run(7927)
+    except Exception:  # noqa: BLE001  (not inferable from partial shapes: leave unknown)
+        return None
+    return tuple(x if x == y else 0 for x, y in zip(a, b)) if len(a) == len(b) else None
 
 
 def _named(sym, args, kwargs):
@@ -124,7 +150,7 @@ def infer_shape(sym, args, kwargs, partial):
 
     def shape(key):
         s = out.get(key)
-        if s is None and partial and key[1] == 0:
+        if s is None and partial and key[1] == 0 and key[0] in partial_shapes:
             return partial_shapes.get(key[0])
         return None if s is None else tuple(s.shape)
     arg_shapes = [shape((id(n), 0)) for n in arg_nodes]

@@ -41,8 +41,11 @@ def to_json(sym):
             d["attrs"] = dict(n.attrs)
         inputs = []
         for k, (src, i) in enumerate(n.inputs):
-            aux = n.op is not None and n.input_slot(k) in n.op.aux
-            inputs.append([index[id(src)], i, 1 if aux else 0])
+            if n.versions is not None and k < len(n.versions):
+                version = n.versions[k]
+            else:  # freshly built graphs: 1 on auxiliary-state inputs (BatchNorm), else 0
+                version = int(n.op is not None and n.input_slot(k) in n.op.aux)
+            inputs.append([index[id(src)], i, version])
         d["inputs"] = inputs
         out_nodes.append(d)
         row_ptr.append(row_ptr[-1] + n.num_outputs())
@@ -77,12 +80,14 @@ def load_json(json_str):
             for key in ("param", "attr", "attrs"):
                 attrs.update({str(a): str(b) for a, b in (d.get(key) or {}).items()})
             inputs = [(nodes[e[0]], int(e[1])) for e in d.get("inputs", [])]
+            versions = [int(e[2]) if len(e) > 2 else 0 for e in d.get("inputs", [])]
         except (KeyError, IndexError, TypeError) as e:
             raise MXNetError(f"Invalid symbol JSON: node {k} is malformed ({e!r})") from None
         op = None if op_name == "null" else registry.get(op_name)
         if version < MXNET_VERSION:
             attrs = _hide_keys(attrs)
         node = Node(op, name, attrs, inputs)
+        node.versions = versions
         if op is not None:
             if version < 905 and op.name in ("argmax", "argmin") and attrs.get("axis") == "-1":
                 del node.attrs["axis"]
@@ -133,6 +138,8 @@ def _add_missing_inputs(node):
         if init is not None:
             attrs["__init__"] = init
         node.inputs.append((Node(None, f"{node.name}_{slot}", attrs), 0))
+        if node.versions is not None:
+            node.versions.append(0)
 
 
 def load(fname):

@@ -20,10 +20,11 @@ from ..lowering.dtypes import np_dtype
 
 
 class Node:
-    __slots__ = ("op", "name", "attrs", "inputs", "_parsed")
+    __slots__ = ("op", "name", "attrs", "inputs", "_parsed", "versions")
 
     def __init__(self, op, name, attrs=None, inputs=()):
         self.op, self.name = op, name
+        self.versions = None  # input entry versions read from JSON (MXNet's mutation counters)
         self.attrs = dict(attrs or {})
         self.inputs = list(inputs)
         self._parsed = None

@@ -425,9 +425,9 @@ def _copy_to(data, ctx, dtype):
     dev = ctx.jax_device()
     if v.devices() == {dev}:
         v = jnp.array(v, copy=True)
-    else:
-        v = jax.device_put(v, dev)
-    return _wrap(v, ctx)
+    # committed to the context's device: every parameter array then has the same placement,
+    # so compiled graphs are not specialised again when a parameter is later set_data'd
+    return _wrap(jax.device_put(v, dev), ctx)
 
 
 class Constant(Parameter):

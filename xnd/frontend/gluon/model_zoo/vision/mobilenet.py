@@ -12,7 +12,7 @@ class RELU6(HybridBlock):
     """min(max(x, 0), 6)."""
 
     def hybrid_forward(self, F, x):
-        return F.clip(x, 0, 6, name="relu6")
+        return F.clip(x, a_min=0, a_max=6, name="relu6")
 
 
 def _add_conv(out, channels=1, kernel=1, stride=1, pad=0, num_group=1, active=True,
