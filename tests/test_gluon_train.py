@@ -33,6 +33,7 @@ class _MX:
     """What ``run_training`` needs from ``mx`` (xnd's modules)."""
     nd = mx.nd
     autograd = autograd
+    init = initializer
 
 
 # ---- Trainer against MXNet ------------------------------------------------------------------
@@ -320,6 +321,26 @@ def test_model_zoo_pretrained_needs_local_file(tmp_path):
         vision.resnet18_v1(pretrained=True, root=str(tmp_path))
     with pytest.raises(ValueError, match="not supported"):
         vision.get_model("resnet19_v1")
+
+
+def test_model_zoo_pretrained_from_local_root(tmp_path, monkeypatch):
+    from xnd.frontend.gluon.model_zoo import model_store, vision
+    from xnd.frontend.gluon.utils import check_sha1
+    import hashlib
+    net = vision.squeezenet1_1()
+    net.infer_shape(mx.nd.zeros((1, 3, 224, 224)))
+    net.initialize(initializer.Constant(0.01))
+    fname = tmp_path / f"squeezenet1.1-{model_store.short_hash('squeezenet1.1')}.params"
+    net.save_parameters(str(fname))
+    sha1 = hashlib.sha1(fname.read_bytes()).hexdigest()
+    with pytest.raises(MXNetError, match="do not match"):
+        vision.get_model("squeezenet1.1", pretrained=True, root=str(tmp_path))
+    monkeypatch.setitem(model_store._model_sha1, "squeezenet1.1", sha1)  # "published" = ours
+    fname.rename(tmp_path / f"squeezenet1.1-{sha1[:8]}.params")
+    assert check_sha1(str(tmp_path / f"squeezenet1.1-{sha1[:8]}.params"), sha1)
+    loaded = vision.get_model("squeezenet1.1", pretrained=True, root=str(tmp_path))
+    np.testing.assert_array_equal(loaded.features[0].weight.data().asnumpy(),
+                                  net.features[0].weight.data().asnumpy())
 
 
 def test_seed_gluon_training_loop_runs_unchanged(tmp_path):

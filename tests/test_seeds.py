@@ -76,8 +76,8 @@ def test_seed_snippet(script, tmp_path):
 
 
 def test_tour(tmp_path):
-    """`python -m xnd` runs xnd/examples/seed_tour.py and prints what MXNet 1.9.1 printed."""
-    _check([], os.path.join(GOLDENS, "seed_tour.out"), tmp_path)
+    """`python -m xnd tour` runs xnd/examples/seed_tour.py and prints what MXNet 1.9.1 printed."""
+    _check(["tour"], os.path.join(GOLDENS, "seed_tour.out"), tmp_path)
 
 
 def test_every_snippet_has_a_golden():

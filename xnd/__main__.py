@@ -60,7 +60,12 @@ class _FirstMxnetImport:
         from xnd import compat, engine
 
         engine.configure()
-        return compat.find_spec(name, path, target)
+        compat.alias_mxnet()
+        # alias_mxnet() registered `name`; left in sys.modules, the import system would load
+        # that module's own spec again (a second run of xnd/__init__.py, without the bound
+        # submodules): hand it the alias spec, whose loader returns the module as it is.
+        sys.modules.pop(name, None)
+        return compat.MxnetFinder().find_spec(name, path, target)
 
 
 def run_script(path, args=()):

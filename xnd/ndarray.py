@@ -324,7 +324,7 @@ class NDArray:
     def __setitem__(self, key, value):
         if (type(value) is NDArray and value._data is None and value._base is None
                 and self._base is None and self._data is not None and not STATE.recording
-                and key == _FULL and _consume(self, value)):
+                and isinstance(key, slice) and key == _FULL and _consume(self, value)):
             return
         shape, dtype = self.shape, self.dtype
         plan = _index_plan(shape, key, self._ctx)
@@ -344,15 +344,13 @@ class NDArray:
             if val.dtype != dtype:
                 val = val.astype(dtype)
             if target == shape and self._base is None:
-                if val.shape == shape and isinstance(value, NDArray):
+                if val.ndim > len(shape):  # leading 1s
+                    val = val.reshape(val.shape[-len(shape):] if shape else ())
+                new = val if val.shape == shape else jnp.broadcast_to(val, shape)
+                shared = new is val and isinstance(value, NDArray)
+                if shared:
                     value._shared = True  # both handles now hold one buffer: never donate it
-                    self._data, self._shared = val, True
-                else:
-                    self._data, self._shared = jnp.broadcast_to(val.reshape(
-                        val.shape[-len(shape):] if val.ndim > len(shape) else val.shape), shape), False
-                    if self._data is val:
-                        self._shared = True
-                self._ag = None
+                self._data, self._shared, self._ag = new, shared, None
                 return
             self._view(plan[1], target)._set_val(val)
             self._ag = None

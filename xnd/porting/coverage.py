@@ -70,8 +70,9 @@ def collect():
         target = compat.MXNET_MODULES[mxname]
         module, problem = _import(target)
         modules.append({"mxnet": mxname, "xnd": target, "status": "available" if module else problem})
-        if module is not None:
-            provided.setdefault(target, (mxname, module))
+        if module is not None and (target not in provided
+                                   or len(mxname) > len(provided[target][0])):
+            provided[target] = (mxname, module)  # the long name: mxnet.kvstore, not mxnet.kv
 
     ops = registry.all_ops()
     nd, _ = _import("xnd.frontend.nd")
@@ -94,10 +95,9 @@ def collect():
             "random": bool(op.rng),
         })
 
-    api = []
     op_names = set(ops)
-    for target in sorted(provided):
-        mxname, module = provided[target]
+
+    def listing(target, module):
         classes, functions = [], []
         for attr in sorted(dir(module)):
             if attr.startswith("_") or attr in op_names:
@@ -109,13 +109,47 @@ def collect():
             if isinstance(obj, types.ModuleType):
                 continue
             owner = getattr(obj, "__module__", None) or ""
-            if not (isinstance(owner, str) and owner.split(".")[0] == "xnd"):
+            exported = attr in (getattr(module, "__all__", None) or ())
+            # defined in this module (or below it), or exported by its __all__: not the names
+            # a module merely imports for its own use
+            if not (exported or (isinstance(owner, str)
+                                 and (owner == target or owner.startswith(target + ".")))):
                 continue
             if inspect.isclass(obj):
                 classes.append(attr)
             elif callable(obj):
                 functions.append(attr)
-        api.append({"mxnet": mxname, "xnd": target, "classes": classes, "functions": functions})
+        return classes, functions
+
+    found = {t: listing(t, m) for t, (_, m) in provided.items()}
+    # The submodules a provided package (other than the root) brings along: subpackages, and
+    # modules the package does not re-export from (mxnet.gluon.nn, mxnet.gluon.loss, ...).
+    queue = sorted(t for t in provided if t != "xnd")
+    while queue:
+        target = queue.pop(0)
+        mxname, module = provided[target]
+        if not hasattr(module, "__path__"):
+            continue
+        parent_names = set(found[target][0]) | set(found[target][1])
+        for attr in sorted(dir(module)):
+            sub = getattr(module, attr, None)
+            name = getattr(sub, "__name__", "")
+            sub_mx = f"{mxname}.{attr}"
+            if (not isinstance(sub, types.ModuleType) or attr.startswith("_")
+                    or name != f"{target}.{attr}" or name in provided
+                    or compat.resolve(sub_mx) != name):
+                continue
+            names = listing(name, sub)
+            own = set(names[0]) | set(names[1])
+            # a subpackage, or a module whose names the package does not re-export (gluon.loss;
+            # not gluon.block, whose Block the package lists)
+            if hasattr(sub, "__path__") or (own and not own & parent_names):
+                provided[name] = (sub_mx, sub)
+                found[name] = names
+                queue.append(name)
+
+    api = [{"mxnet": provided[t][0], "xnd": t, "classes": found[t][0], "functions": found[t][1]}
+           for t in sorted(provided)]
     return {"modules": modules, "operators": operators, "api": api}
 
 
@@ -159,8 +193,8 @@ def markdown(data=None):
                            for o in internal))
     lines.append("")
     lines.append("## Python API by module\n")
-    lines.append("Public classes and functions defined by xnd in each provided module (operators "
-                 "are listed above).\n")
+    lines.append("Public classes and functions each provided module defines or exports in its "
+                 "`__all__` (operators are listed above).\n")
     for m in data["api"]:
         lines.append(f"### `{m['mxnet']}` (`{m['xnd']}`)\n")
         if m["classes"]:

@@ -488,67 +488,37 @@ def _infer_graph(sym, known, dtypes, params):
 
 
 # ---- the hybridized graph as one operator -------------------------------------------------------
-def _aux_update_fn(op):
-    f = op.aux_update
-    return f if f is not None else getattr(op.fn, "aux_update", None)
+def _sig(vals, is_train):
+    return tuple((tuple(v.shape), np.dtype(v.dtype).name) for v in vals) + (bool(is_train),)
 
 
-class _GraphRunner:
-    """A symbol as one pure function ``run(args, aux, key, is_train) -> (outs, new aux)``:
-    the executor's evaluation order and random-key derivation; the aux-state update hook
-    is looked up as autograd does (``op.aux_update`` or ``op.fn.aux_update``) and gets the
-    op's full input list."""
+def _zero_cotangent(x):
+    if jax.numpy.issubdtype(x.dtype, jax.numpy.inexact):
+        return jax.numpy.zeros(x.shape, x.dtype)
+    return np.zeros(x.shape, jax.dtypes.float0)
 
-    def __init__(self, sym):
-        from ...symbol.symbol import aux_nodes, topo
-        self.sym = sym
-        self.nodes = topo(sym._outputs)
-        aux = aux_nodes(self.nodes)
-        self.arg_nodes = [n for n in self.nodes if n.op is None and id(n) not in aux]
-        self.aux_nodes = [n for n in self.nodes if n.op is None and id(n) in aux]
-        self.rng = any(n.op is not None and n.op.rng for n in self.nodes)
-        self._calls = {}
 
-    def _node_calls(self, is_train):
-        from ...symbol.infer import node_call
-        calls = self._calls.get(is_train)
-        if calls is None:
-            calls = self._calls[is_train] = {id(n): node_call(n, is_train) for n in self.nodes
-                                             if n.op is not None}
-        return calls
+def _from_saved(vals, pullback, avals, n_out):
+    """The graph op's value in a backward pass that has the forward's residuals: outputs are
+    placeholders (autograd already holds the real ones) and the gradient is the saved
+    pullback applied to the output cotangents, so the forward is not computed again."""
+    res = jax.tree_util.tree_leaves(pullback)
+    treedef = jax.tree_util.tree_structure(pullback)
+    n_vals = len(vals)
 
-    def __call__(self, args, aux, key, is_train):
-        import jax.numpy as jnp
-        env = {}
-        for n, v in zip(self.arg_nodes, args):
-            env[id(n)] = [v]
-        for n, v in zip(self.aux_nodes, aux):
-            env[id(n)] = [v]
-        aux_pos = {id(n): i for i, n in enumerate(self.aux_nodes)}
-        new_aux = list(aux)
-        calls = self._node_calls(is_train)
-        for k, n in enumerate(self.nodes):
-            if n.op is None:
-                continue
-            ins = [env[id(src)][i] for src, i in n.inputs]
-            if n.op.rng:
-                key_k = jnp.stack([key[0], key[1] * 65599 + k]).astype(jnp.uint32)
-                res = calls[id(n)](*ins, key_k)
-            else:
-                res = calls[id(n)](*ins)
-            res = list(res) if isinstance(res, (tuple, list)) else [res]
-            env[id(n)] = res
-            upd = _aux_update_fn(n.op) if is_train and n.op.aux else None
-            if upd is not None:
-                slots = [(j, src) for j, (src, _) in enumerate(n.inputs)
-                         if n.input_slot(j) in n.op.aux and id(src) in aux_pos]
-                if slots:
-                    new = upd(dict(n.params(), is_train=True), ins, res)
-                    for j, src in slots:
-                        v = new[n.op.aux.index(n.input_slot(j))]
-                        new_aux[aux_pos[id(src)]] = jax.lax.stop_gradient(v.astype(ins[j].dtype))
-        outs = [env[id(n)][i] for n, i in self.sym._outputs]
-        return outs, new_aux
+    @jax.custom_vjp
+    def g(*xs):
+        return tuple(jax.numpy.zeros(a.shape, a.dtype) for a in avals)
+
+    def g_fwd(*xs):
+        return g(*xs), xs[n_vals:]
+
+    def g_bwd(leaves, cts):
+        grads = jax.tree_util.tree_unflatten(treedef, list(leaves))(tuple(cts[:n_out]))
+        return tuple(grads) + tuple(_zero_cotangent(r) for r in leaves)
+
+    g.defvjp(g_fwd, g_bwd)
+    return g(*vals, *res) + tuple(res)
 
 
 class _GraphOp:
@@ -558,12 +528,19 @@ class _GraphOp:
     parameters), then its auxiliary states. Outputs: the graph's outputs, then the new
     auxiliary states (BatchNorm running statistics in training), which autograd writes
     back into the aux parameters when it runs the backward pass (``op.aux_update``).
+
+    While recording (``save=True``) the forward is ``jax.vjp`` of the graph: the residuals
+    of its pullback come back as further hidden outputs, and the pullback (a pytree of them)
+    is handed to the tape through the dynamic attribute ``saved``; the backward pass then
+    applies it instead of running the forward again (see ``_from_saved``).
     """
 
     def __init__(self, name, data_syms, out_sym, params):
-        from ...lowering.registry import Op
+        from ...lowering.registry import Dynamic, Op
+        from ...symbol.executor import GraphFunction
         self.sym = out_sym
-        g = self.graph = _GraphRunner(out_sym)
+        g = self.graph = GraphFunction(out_sym)  # the executor's pure evaluation of the graph
+        rng = any(n.op is not None and n.op.rng for n in g.nodes)
         data_pos = {s.name: k for k, s in enumerate(data_syms)}
         self.arg_slots = []
         for n in g.arg_nodes:
@@ -580,27 +557,46 @@ class _GraphOp:
             self.aux_params.append(params[n.name])
         self.n_out = n_out = len(out_sym._outputs)
         n_args, n_aux = len(g.arg_nodes), len(g.aux_nodes)
+        self.n_aux = n_aux
+        run = g._run
+        meta = self._meta = {}  # input signature -> (pullback treedef, avals of outs + aux)
 
-        def fn(*vals, is_train=False, key=None):
+        def fn(*vals, is_train=False, save=False, saved=None, key=None):
             STATS["graph_traces"] += 1
-            outs, new_aux = g(vals[:n_args], vals[n_args:], key, is_train)
-            return tuple(outs) + tuple(new_aux)
+            if not save:
+                outs, new_aux = run(list(vals[:n_args]), list(vals[n_args:]), key, is_train)
+                return tuple(outs) + tuple(new_aux)
+            sig = _sig(vals, is_train)
+            if saved:
+                return _from_saved(vals, saved[0], meta[sig][1], n_out)
+
+            def f(*xs):
+                o, a = run(list(xs[:n_args]), list(xs[n_args:]), key, is_train)
+                return tuple(o), tuple(a)
+            outs, pullback, new_aux = jax.vjp(f, *vals, has_aux=True)
+            leaves, treedef = jax.tree_util.tree_flatten(pullback)
+            meta[sig] = (treedef, [jax.ShapeDtypeStruct(v.shape, v.dtype)
+                                   for v in tuple(outs) + tuple(new_aux)])
+            return tuple(outs) + tuple(new_aux) + tuple(leaves)
 
         P = inspect.Parameter
         sig = [P(f"i{k}", P.POSITIONAL_OR_KEYWORD) for k in range(n_args)]
         sig += [P(f"a{k}", P.POSITIONAL_OR_KEYWORD) for k in range(n_aux)]
+        sig.append(P("save", P.KEYWORD_ONLY, default=False, annotation=bool))
+        sig.append(P("saved", P.KEYWORD_ONLY, default=None, annotation=Dynamic(lambda v: v)))
         sig.append(P("is_train", P.KEYWORD_ONLY, default=False))
-        if g.rng:
+        if rng:
             sig.append(P("key", P.KEYWORD_ONLY, default=None))
         fn.__signature__ = inspect.Signature(sig)
         fn.__name__ = name
         self.op = Op(name, fn, num_visible=n_out, aux=tuple(f"a{k}" for k in range(n_aux)),
                      num_outputs=n_out + n_aux,
-                     aux_update=lambda attrs, ins, outs: outs[n_out:])
+                     aux_update=lambda attrs, ins, outs: outs[n_out:n_out + n_aux])
         self.params = [p for is_arg, p in self.arg_slots if not is_arg] + self.aux_params
         STATS["graph_ops"] += 1
 
     def __call__(self, flat_args):
+        from ...ndarray import STATE
         ctx = flat_args[0].context
         ins = []
         for is_arg, p in self.arg_slots:
@@ -612,8 +608,18 @@ class _GraphOp:
         for p in self.aux_params:
             d = p._data
             ins.append(d[0] if d is not None and len(d) == 1 else p.data(ctx))
-        out = invoke(self.op, ins, {})
-        return out if isinstance(out, list) else [out]
+        recording = STATE.recording
+        holder = []
+        out = invoke(self.op, ins, {"save": recording, "saved": holder})
+        outs = out if isinstance(out, list) else [out]
+        if recording:
+            entry = outs[0]._ag
+            if entry is not None and not entry[0].cleared:
+                node = entry[0]
+                treedef = self._meta[_sig(ins, STATE.training)][0]
+                leaves = node.outs[self.n_out + self.n_aux:]
+                holder.append(jax.tree_util.tree_unflatten(treedef, list(leaves)))
+        return outs
 
 
 class HybridBlock(Block):

@@ -14,7 +14,9 @@ context; ``allreduce_grads`` sums the gradients across the copies (what
 import jax
 
 from ...base import MXNetError
-from ...ndarray import NDArray, _exclusive, _flush_pending
+import weakref
+
+from ...ndarray import _RECENT, NDArray, _exclusive, _flush_pending
 from .parameter import Parameter, ParameterDict
 
 __all__ = ["Trainer"]
@@ -71,9 +73,13 @@ class Trainer:
         self._init_optimizer(optimizer, optimizer_params)
         self._scale = self._optimizer.rescale_grad
         self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
-        if update_on_kvstore:
-            raise MXNetError("Trainer: update_on_kvstore=True is not supported by xnd (the "
-                             "update runs on the devices, as with update_on_kvstore=False)")
+        if isinstance(kvstore, str) and "dist" in kvstore:
+            raise MXNetError(f"Trainer: kvstore={kvstore!r} (multi-machine training) is not "
+                             f"supported by this xnd Trainer; use 'device' or 'local'")
+        # One process: gradients are summed across the parameter's devices and every copy
+        # gets the same update, which is what updating on the kvstore computes too.
+        # update_on_kvstore=True keeps MXNet's restriction on calling update() directly.
+        self._update_on_kvstore_flag = bool(update_on_kvstore)
         self._kv_initialized = False
         self._kvstore = None
         self._update_on_kvstore = False
@@ -180,6 +186,10 @@ class Trainer:
 
     def update(self, batch_size, ignore_stale_grad=False):
         """Only the parameter update of ``step`` (use after ``allreduce_grads``)."""
+        if self._update_on_kvstore_flag:
+            raise UserWarning("update() when parameters are updated on kvstore is not "
+                              "supported. Try setting `update_on_kvstore` to False when "
+                              "creating trainer.")
         if not self._kv_initialized:
             self._init_kvstore()
         if self._params_to_init:
@@ -241,6 +251,8 @@ class Trainer:
         for w, nw in zip(weights, new_w):
             w._data = nw
             w._shared = False
+        if new_w:
+            _RECENT.append(weakref.ref(new_w[-1]))  # nd.waitall() waits for the update
         for s, ns in zip(states, new_s):
             for a, v in zip(_leaves(s), jax.tree_util.tree_leaves(ns)):
                 a._data = v
