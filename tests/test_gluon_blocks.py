@@ -430,6 +430,30 @@ def test_hybridize_matches_imperative_and_retraces_per_shape():
         net(x, y)  # another input structure than the cached graph
 
 
+def test_hybridized_backward_reuses_forward_and_refuses_second_order():
+    net = nn.Dense(3, activation="tanh", in_units=2)
+    net.initialize(initializer.Constant(0.3))
+    net.hybridize()
+    x = mx.nd.array([[0.5, -1.0]])
+    x.attach_grad()
+    traces = gblock.STATS["graph_traces"]
+    for _ in range(3):
+        with autograd.record():
+            y = net(x).sum()
+        y.backward()
+    # forward without and with residuals, backward from the residuals: traced once each
+    assert gblock.STATS["graph_traces"] - traces == 2
+    # y = sum_j tanh(0.3 * 0.5 - 0.3 * 1.0) (bias: its own 'zeros' initializer)
+    np.testing.assert_allclose(x.grad.asnumpy(),
+                               np.full((1, 2), 3 * 0.3 * (1 - np.tanh(-0.15) ** 2)), rtol=1e-5)
+    with pytest.raises(MXNetError, match="hybridize\\(False\\)"):
+        with autograd.record():
+            y = net(x).sum()
+            g = autograd.grad(y, [x], create_graph=True)[0]
+            z = (g * g).sum()
+        z.backward()
+
+
 def test_hybridized_batchnorm_stats_update_only_at_backward():
     net = nn.HybridSequential()
     with net.name_scope():

@@ -1,4 +1,11 @@
 """xnd: the Apache MXNet 1.x Python API on JAX/XLA. ``import xnd as mx``."""
+import logging as _logging
+
+from . import engine  # first: MXNET_* variables are read before JAX starts a backend
+
+# scripts that turn on INFO logging (as MXNet examples do) would otherwise see JAX's
+# "Unable to initialize backend 'tpu'" on every run
+_logging.getLogger("jax._src.xla_bridge").setLevel(_logging.WARNING)
 from . import attribute, base, context, name
 from .attribute import AttrScope
 from .base import MXNetError
@@ -9,6 +16,9 @@ from . import autograd, symbol
 from .frontend import (callback, initializer, io, kvstore, lr_scheduler, metric, model, module,
                        optimizer)
 
+from .frontend import profiler, runtime, test_utils, viz
+
+visualization = viz
 init = initializer
 kv = kvstore
 mod = module

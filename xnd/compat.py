@@ -60,10 +60,15 @@ MXNET_MODULES = {
     "mxnet.test_utils": "xnd.frontend.test_utils",
     "mxnet.name": "xnd.name",
     "mxnet.attribute": "xnd.attribute",
+    "mxnet.engine": "xnd.engine",
+    "mxnet.visualization": "xnd.frontend.viz",
+    "mxnet.viz": "xnd.frontend.viz",
+    "mxnet.profiler": "xnd.frontend.profiler",
+    "mxnet.runtime": "xnd.frontend.runtime",
 }
 
 # xnd's own machinery, never visible under an mxnet name (`mxnet.lowering` ...).
-_INTERNAL = frozenset({"frontend", "lowering", "compat", "examples", "__main__"})
+_INTERNAL = frozenset({"frontend", "lowering", "compat", "examples", "__main__", "porting", "data"})
 
 # The line of the installed ``xnd-mxnet.pth``.  site.py runs it at every start:
 # it must stay cheap (no xnd, no jax) and must not fail when xnd is gone.
@@ -208,4 +213,7 @@ def find_spec(name, path=None, target=None):
     if name.partition(".")[0] != "mxnet":
         return None
     alias_mxnet()
+    # alias_mxnet() registered the name; drop it so Python does not re-run xnd's own
+    # spec into a fresh module (which would lose the attributes the alias bound)
+    sys.modules.pop(name, None)
     return _FINDER.find_spec(name, path, target)

@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import engine as _engine
 from . import lowering
 from .base import MXNetError
 from .context import Context, current_context
@@ -516,6 +517,8 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
     except (TypeError, ValueError, IndexError) as e:
         raise MXNetError(f"Operator {op.name} failed on inputs [{_describe(inputs)}] with "
                          f"attributes {attrs}: {e}") from None
+    if _engine.NAIVE:  # MXNET_ENGINE_TYPE=NaiveEngine: errors surface at the op
+        _engine.sync(res)
     if type(res) is tuple or type(res) is list:
         outs = [_wrap(r, ctx) for r in res]
         _RECENT.append(_ref(res[0]))

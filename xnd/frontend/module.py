@@ -661,15 +661,18 @@ class _Programs:
         f = self._fb[k] = jax.jit(fn, donate_argnums=(4,))
         return f
 
-    def step(self, mask, head_mask, add_mask, pidx, upd, opt, donate):
+    def step(self, mask, head_mask, add_mask, pidx, upd, ones, opt, donate):
         """The fused training step, jit (params, others, aux, states, acc, key, heads, lrs,
         wds, extras) -> (outputs, new aux, grads, new params, new states).
 
         ``pidx``: argument positions of the updated parameters (``params``), ``upd``: their
         positions among the differentiated arguments; everything else is in ``others``.
-        Parameters, aux states, optimizer states and ``acc`` are donated when ``donate``."""
+        ``ones``: positions in ``params`` that read as 1 (fix_gamma gammas, which MXNet
+        overwrites with 1 at forward). Parameters, aux states, optimizer states and ``acc``
+        are donated when ``donate``."""
         builtin = type(opt).__module__ == _OPT_MODULE
-        k = (mask, head_mask, add_mask, pidx, upd, opt.static_key(), builtin or id(opt), donate)
+        k = (mask, head_mask, add_mask, pidx, upd, ones, opt.static_key(), builtin or id(opt),
+             donate)
         f = self._steps.get(k)
         if f is not None:
             return f
@@ -680,6 +683,7 @@ class _Programs:
 
         def fn(params, others, aux, states, acc, key, heads, lrs, wds, extras):
             TRACES["step"] += 1
+            params = [jnp.ones_like(v) if k in ones else v for k, v in enumerate(params)]
             p, o = iter(params), iter(others)
             args = [next(p) if i in pset else next(o) for i in range(n_args)]
             outs, new_aux, grads = gfb(args, aux, key, heads)
@@ -894,6 +898,7 @@ class Module(BaseModule):
         self._key = None
         self._last_train = False
         self._states_cache = None
+        self._gamma_stale = False  # a forward ran: fix_gamma gammas must read 1 (MXNet's write)
 
     # ---- checkpoints -----------------------------------------------------------------------
     @staticmethod
@@ -1038,6 +1043,7 @@ class Module(BaseModule):
 
     def _sync_params_from_devices(self):
         self._materialize("all")
+        self._settle_gamma()
         exe = self._exec
         cpu = _context.cpu()
         dev = cpu.jax_device()
@@ -1320,6 +1326,10 @@ class Module(BaseModule):
                 kvstore.set_optimizer(self._optimizer)
                 # one set of states: the store's updater is the one the fused step uses
                 self._updater = getattr(kvstore, "_updater", None)
+                if _plain_kvstore(kvstore):
+                    # MXNet broadcasts arg_params from the store to the devices here; the
+                    # bound parameters play the store's copy from now on
+                    self._set_exec_params(self._arg_params, None)
             if not _plain_kvstore(kvstore):
                 from .model import _initialize_kvstore
                 _initialize_kvstore(kvstore=kvstore, param_arrays=self._exec_group.param_arrays,
@@ -1390,9 +1400,13 @@ class Module(BaseModule):
             self._pending = "fwd"
             self._outs_fresh = False
             self._heads = None
+            self._gamma_stale = bool(exe._fixg) and not self._update_on_kvstore
         else:
             outs = exe._progs.forward(False)(_vals(exe._args), _vals(exe._aux), self._key)
             _write_outs(exe, outs)
+            if exe._fixg and not self._update_on_kvstore:
+                _write_ones(exe)
+                self._gamma_stale = False
 
     def _load_batch(self, data_batch):
         exe = self._exec
@@ -1443,6 +1457,11 @@ class Module(BaseModule):
         self._pending = "bwd"
         self._outs_fresh = False
 
+    def _settle_gamma(self):
+        if self._gamma_stale:
+            _write_ones(self._exec)
+            self._gamma_stale = False
+
     def _materialize(self, what):
         """Run deferred training work the plain way so ``what`` ('outputs', 'grads', 'aux',
         'all') is current."""
@@ -1450,6 +1469,7 @@ class Module(BaseModule):
         if p is None:
             return
         exe = self._exec
+        self._settle_gamma()
         if p == "fwd":
             if what == "outputs" and not self._outs_fresh:
                 outs = exe._progs.forward(True)(_vals(exe._args), _vals(exe._aux), self._key)
@@ -1486,6 +1506,7 @@ class Module(BaseModule):
 
     def _plain_update(self):
         from .model import _update_params, _update_params_on_kvstore
+        self._settle_gamma()
         exe = self._exec
         d, gd = exe.arg_dict, dict(zip(exe._arg_names, exe._grads))
         params = [[d[n]] for n in self._param_names]
@@ -1498,10 +1519,12 @@ class Module(BaseModule):
                                kvstore=self._kvstore, param_names=self._param_names)
             return
         keys, ws, gs = [], [], []
+        ndev = len(self._context)
         for i, (name, w, g) in enumerate(zip(self._param_names, params, grads)):
             if g[0] is None:
                 continue
-            keys.append(name if self._update_on_kvstore else i)
+            # MXNet's updater keys: the name with a store; else i * num_device + device
+            keys.append(name if self._update_on_kvstore else i * ndev)
             ws.append(w[0])
             gs.append(g[0])
         if keys:
@@ -1512,10 +1535,11 @@ class Module(BaseModule):
         exe = self._exec
         pos = {n: i for i, n in enumerate(exe._arg_names)}
         keys, pidx = [], []
+        ndev = len(self._context)
         for i, name in enumerate(self._param_names):
             j = pos[name]
             if exe._reqs[j] != "null":
-                keys.append(name if self._update_on_kvstore else i)
+                keys.append(name if self._update_on_kvstore else i * ndev)
                 pidx.append(j)
         return keys, pidx
 
@@ -1571,9 +1595,12 @@ class Module(BaseModule):
             pset = set(pidx)
             others_idx = [i for i in range(len(exe._args)) if i not in pset]
             grads = [g for g in exe._grads if g is not None]
+            # with a kvstore the store's copy is updated: MXNet's 1s only reach the devices
+            ones = () if self._update_on_kvstore else tuple(
+                k for k, i in enumerate(pidx) if i in exe._fixg)
             cache = exe._step_info = (self._update_on_kvstore, keys, tuple(pidx), upd,
-                                      others_idx, grads)
-        _, keys, pidx, upd, others_idx, grads = cache
+                                      others_idx, grads, ones)
+        _, keys, pidx, upd, others_idx, grads, ones = cache
         if not keys:
             self._materialize("all")
             return
@@ -1590,7 +1617,9 @@ class Module(BaseModule):
         if donate and _ndarray._PENDING:
             for h in donated:
                 _ndarray._flush_pending(h._data)
-        fn = exe._progs.step(exe._mask, head_mask, add_mask, pidx, upd, opt, donate)
+        if self._gamma_stale and any(i not in pidx for i in exe._fixg):
+            self._settle_gamma()        # a fixed (not updated) gamma: write its 1s now
+        fn = exe._progs.step(exe._mask, head_mask, add_mask, pidx, upd, ones, opt, donate)
         state_vals = jax.tree_util.tree_unflatten(treedef, [h._val() for h in leaves])
         acc = [g._val() if a else None for g, a in zip(grads, add_mask)]
         outs, new_aux, new_grads, new_params, new_states = fn(
@@ -1609,6 +1638,7 @@ class Module(BaseModule):
             _ndarray._RECENT.append(weakref.ref(new_params[0]))
         self._pending = None
         self._heads = None
+        self._gamma_stale = False
         if type(opt)._after_apply is not _base_after_apply():
             opt._after_apply(keys, params, [grads[j] for j in upd])
 

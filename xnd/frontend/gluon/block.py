@@ -498,10 +498,27 @@ def _zero_cotangent(x):
     return np.zeros(x.shape, jax.dtypes.float0)
 
 
+@jax.custom_jvp
+def _first_order_only(x):
+    return jax.numpy.zeros((), x.dtype)
+
+
+@_first_order_only.defjvp
+def _first_order_only_jvp(primals, tangents):
+    raise MXNetError("Gradients of gradients (autograd.grad(..., create_graph=True) followed by "
+                     "another backward) through a hybridized block are not supported by xnd: "
+                     "its backward reuses the forward's saved residuals. Call "
+                     "block.hybridize(False) for higher-order gradients.")
+
+
 def _from_saved(vals, pullback, avals, n_out):
     """The graph op's value in a backward pass that has the forward's residuals: outputs are
     placeholders (autograd already holds the real ones) and the gradient is the saved
-    pullback applied to the output cotangents, so the forward is not computed again."""
+    pullback applied to the output cotangents, so the forward is not computed again.
+
+    The result is exact and linear in the cotangents; its derivative with respect to the
+    inputs (a second-order gradient) would need the forward again, so differentiating it
+    raises a clear error (``_first_order_only``) instead of silently giving zeros."""
     res = jax.tree_util.tree_leaves(pullback)
     treedef = jax.tree_util.tree_structure(pullback)
     n_vals = len(vals)
@@ -511,11 +528,18 @@ def _from_saved(vals, pullback, avals, n_out):
         return tuple(jax.numpy.zeros(a.shape, a.dtype) for a in avals)
 
     def g_fwd(*xs):
-        return g(*xs), xs[n_vals:]
+        return g(*xs), xs
 
-    def g_bwd(leaves, cts):
+    def g_bwd(xs, cts):
+        leaves = xs[n_vals:]
         grads = jax.tree_util.tree_unflatten(treedef, list(leaves))(tuple(cts[:n_out]))
-        return tuple(grads) + tuple(_zero_cotangent(r) for r in leaves)
+        guard = sum((_first_order_only(x) for x in xs[:n_vals]
+                     if jax.numpy.issubdtype(x.dtype, jax.numpy.inexact)),
+                    jax.numpy.zeros((), np.float32))
+        grads = tuple(gr + guard.astype(gr.dtype)
+                      if jax.numpy.issubdtype(gr.dtype, jax.numpy.inexact) else gr
+                      for gr in grads)
+        return grads + tuple(_zero_cotangent(r) for r in leaves)
 
     g.defvjp(g_fwd, g_bwd)
     return g(*vals, *res) + tuple(res)
