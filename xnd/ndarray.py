@@ -527,6 +527,9 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         _RECENT.append(_ref(res))
     if STATE.recording and STATE.record is not None:
         STATE.record(op, attrs, inputs, outs)
+    if op.mutates:  # optimizer update ops write their states back into their inputs
+        for name, new in zip(op.mutates, outs[1:]):
+            inputs[op.inputs.index(name)]._write(new._data)
     nvis = op.num_visible
     if nvis is not None:
         outs = outs[:nvis(attrs) if callable(nvis) else nvis]

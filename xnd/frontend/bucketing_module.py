@@ -15,7 +15,8 @@ import numpy as np
 from .. import context as _context
 from . import initializer as _init
 from . import nd
-from .module import BaseModule, Module, _assert, _check_input_names
+from .module import (_NEED_INIT, _NEED_INPUT_GRAD, _NEED_OPT, BaseModule, Module, _assert,
+                     _check_input_names)
 
 __all__ = ["BucketingModule"]
 
@@ -132,11 +133,11 @@ class BucketingModule(BaseModule):
         self.params_initialized = True
 
     def get_states(self, merge_multi_context=True):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         return self._curr_module.get_states(merge_multi_context=merge_multi_context)
 
     def set_states(self, states=None, value=None):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         self._curr_module.set_states(states, value)
 
     def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
@@ -192,7 +193,7 @@ class BucketingModule(BaseModule):
 
     def init_optimizer(self, kvstore="local", optimizer="sgd",
                        optimizer_params=(("learning_rate", 0.01),), force_init=False):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         if self.optimizer_initialized and not force_init:
             self.logger.warning("optimizer already initialized, ignoring.")
             return
@@ -204,7 +205,7 @@ class BucketingModule(BaseModule):
         self.optimizer_initialized = True
 
     def prepare(self, data_batch, sparse_row_id_fn=None):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         bucket_key = data_batch.bucket_key
         original_bucket_key = self._curr_bucket_key
         self.switch_bucket(bucket_key, data_batch.provide_data, data_batch.provide_label)
@@ -212,30 +213,32 @@ class BucketingModule(BaseModule):
         self.switch_bucket(original_bucket_key, None, None)
 
     def forward(self, data_batch, is_train=None):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         self.switch_bucket(data_batch.bucket_key, data_batch.provide_data,
                            data_batch.provide_label)
         self._curr_module.forward(data_batch, is_train=is_train)
 
     def backward(self, out_grads=None):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         self._curr_module.backward(out_grads=out_grads)
 
     def update(self):
-        _assert(self.binded and self.params_initialized and self.optimizer_initialized)
+        _assert(self.binded and self.params_initialized and self.optimizer_initialized,
+                _NEED_OPT)
         self._params_dirty = True
         self._curr_module.update()
 
     def get_outputs(self, merge_multi_context=True):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         return self._curr_module.get_outputs(merge_multi_context=merge_multi_context)
 
     def get_input_grads(self, merge_multi_context=True):
-        _assert(self.binded and self.params_initialized and self.inputs_need_grad)
+        _assert(self.binded and self.params_initialized and self.inputs_need_grad,
+                _NEED_INPUT_GRAD)
         return self._curr_module.get_input_grads(merge_multi_context=merge_multi_context)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         self._curr_module.update_metric(eval_metric, labels, pre_sliced)
 
     @property

@@ -48,7 +48,6 @@ sorted name order; ``predict`` on an NDArray runs ``forward`` with the bound
 ``for_training``; ``fit`` logs the global metric values at the end of an epoch.
 """
 import collections
-import copy
 import logging
 import time
 import warnings
@@ -73,6 +72,12 @@ __all__ = ["BaseModule", "Module", "BucketingModule", "SequentialModule", "Pytho
 _AXIS = "dev"
 # traces of the compiled functions by kind ('step', 'fwd_bwd', 'forward'): tests count compiles
 TRACES = collections.Counter()
+
+
+_NEED_INIT = "the module is not ready: call bind() and init_params() first"
+_NEED_OPT = ("the module has no optimizer: call bind(), init_params() and init_optimizer() "
+             "before update()")
+_NEED_INPUT_GRAD = "input gradients need bind(..., inputs_need_grad=True)"
 
 
 class ModuleError(MXNetError, AssertionError):
@@ -197,7 +202,7 @@ class BaseModule:
         """Run inference on ``eval_data`` and return ``eval_metric.get_name_value()``."""
         from . import metric as _metric
         from .model import BatchEndParam
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         if reset:
             eval_data.reset()
         if not isinstance(eval_metric, _metric.EvalMetric):
@@ -228,7 +233,7 @@ class BaseModule:
 
     def iter_predict(self, eval_data, num_batch=None, reset=True, sparse_row_id_fn=None):
         """Yield ``(outputs, nbatch, batch)`` per batch; the last batch's pad is cut off."""
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         if reset:
             eval_data.reset()
         for nbatch, eval_batch in enumerate(eval_data):
@@ -244,7 +249,7 @@ class BaseModule:
                 always_output_list=False, sparse_row_id_fn=None):
         """Outputs over ``eval_data`` (a DataIter, NDArray or numpy array)."""
         from .io import DataBatch, DataIter
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         if isinstance(eval_data, (NDArray, np.ndarray)):
             if isinstance(eval_data, np.ndarray):
                 eval_data = nd.array(eval_data)
@@ -411,12 +416,12 @@ class BaseModule:
         self.set_params(arg_params, aux_params)
 
     def get_states(self, merge_multi_context=True):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         _assert(not merge_multi_context)
         return []
 
     def set_states(self, states=None, value=None):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         _assert(not states and not value)
 
     def install_monitor(self, mon):
@@ -585,13 +590,15 @@ class _Programs:
             def local(args, aux, key, heads):
                 k = _dev_key(key, jax.lax.axis_index(_AXIS))
                 outs, new_aux, grads = fb(args, aux, k, full_heads(heads))
-                grads = [g if ax >= 0 else jax.lax.psum(g, _AXIS) for g, ax in zip(grads, diff_axes)]
+                grads = [g if ax >= 0 else jax.lax.psum(g, _AXIS)
+                         for g, ax in zip(grads, diff_axes)]
                 new_aux = [jax.lax.pmean(a, _AXIS) for a in new_aux]
                 return outs, new_aux, grads
 
             def run(args, aux, key, heads):
                 sm = jax.shard_map(local, mesh=lay.devs.mesh,
-                                   in_specs=(arg_specs, PartitionSpec(), PartitionSpec(), head_specs),
+                                   in_specs=(arg_specs, PartitionSpec(), PartitionSpec(),
+                                             head_specs),
                                    out_specs=(out_specs, PartitionSpec(), grad_specs),
                                    check_vma=False)
                 return sm(list(args), list(aux), key, list(heads))
@@ -606,8 +613,8 @@ class _Programs:
                 parts.append(fb(a, aux, _dev_key(key, d), h))
             outs = [_join([p[0][i] for p in parts], ax) for i, ax in enumerate(lay.out_axes)]
             new_aux = [_mean([p[1][i] for p in parts]) for i in range(len(aux))]
-            grads = [_join([p[2][i] for p in parts], ax) if ax >= 0 else _sum([p[2][i] for p in parts])
-                     for i, ax in enumerate(diff_axes)]
+            grads = [_join([p[2][i] for p in parts], ax) if ax >= 0
+                     else _sum([p[2][i] for p in parts]) for i, ax in enumerate(diff_axes)]
             return outs, new_aux, grads
         return run
 
@@ -630,9 +637,10 @@ class _Programs:
 
             def fn(args, aux, key):
                 TRACES["forward"] += 1
-                return jax.shard_map(local, mesh=lay.devs.mesh,
-                                     in_specs=(arg_specs, PartitionSpec(), PartitionSpec()),
-                                     out_specs=out_specs, check_vma=False)(list(args), list(aux), key)
+                sm = jax.shard_map(local, mesh=lay.devs.mesh,
+                                   in_specs=(arg_specs, PartitionSpec(), PartitionSpec()),
+                                   out_specs=out_specs, check_vma=False)
+                return sm(list(args), list(aux), key)
         else:
             def fn(args, aux, key):
                 TRACES["forward"] += 1
@@ -644,10 +652,11 @@ class _Programs:
         f = self._fwd[is_train] = jax.jit(fn)
         return f
 
-    def fwd_bwd(self, mask, head_mask, add_mask):
+    def fwd_bwd(self, mask, head_mask, add_mask, donate):
         """jit (args, aux, key, heads, acc) -> (outputs, new aux, grads); ``acc`` holds the
-        current gradients of 'add' arguments (None elsewhere), added in; it is donated."""
-        k = (mask, head_mask, add_mask)
+        current gradients of 'add' arguments (None elsewhere), added in; donated when
+        ``donate``."""
+        k = (mask, head_mask, add_mask, donate)
         f = self._fb.get(k)
         if f is not None:
             return f
@@ -658,7 +667,7 @@ class _Programs:
             outs, new_aux, grads = gfb(args, aux, key, heads)
             grads = [g if a is None else a + g.astype(a.dtype) for g, a in zip(grads, acc)]
             return outs, new_aux, grads
-        f = self._fb[k] = jax.jit(fn, donate_argnums=(4,))
+        f = self._fb[k] = jax.jit(fn, donate_argnums=(4,) if donate else ())
         return f
 
     def step(self, mask, head_mask, add_mask, pidx, upd, ones, opt, donate):
@@ -1280,7 +1289,7 @@ class Module(BaseModule):
         1/batch_size."""
         from . import optimizer as opt
         from .model import _create_kvstore
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         if self.optimizer_initialized and not force_init:
             self.logger.warning("optimizer already initialized, ignoring...")
             return
@@ -1354,7 +1363,7 @@ class Module(BaseModule):
 
     # ---- computation -----------------------------------------------------------------------
     def forward(self, data_batch, is_train=None):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         from .io import DataDesc
         curr = tuple(tuple(d.shape) for d in self._data_shapes)
         if isinstance(data_batch, list):
@@ -1394,7 +1403,7 @@ class Module(BaseModule):
             from . import random as _random
             self._key = _random.next_key()
         elif self._key is None:
-            self._key = np.zeros(2, np.uint32)
+            self._key = _zero_key()
         self._last_train = bool(is_train)
         if is_train:
             self._pending = "fwd"
@@ -1424,7 +1433,7 @@ class Module(BaseModule):
                 _load_input(exe, i, src)
 
     def backward(self, out_grads=None):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         _assert(self.for_training, "re-bind with for_training=True to run backward")
         if self._pending == "bwd":
             self._materialize("all")
@@ -1433,6 +1442,7 @@ class Module(BaseModule):
             from . import random as _random
             if self._exec._has_rng or self._key is None:
                 self._key = _random.next_key()
+            self._outs_fresh = False
         exe = self._exec
         heads = None
         if out_grads is not None:
@@ -1454,8 +1464,7 @@ class Module(BaseModule):
                 raise MXNetError("backward: head_gradient is required for output of %s, which is "
                                  "not a loss output" % node.name)
         self._heads = heads
-        self._pending = "bwd"
-        self._outs_fresh = False
+        self._pending = "bwd"   # outputs computed for the pending forward stay valid
 
     def _settle_gamma(self):
         if self._gamma_stale:
@@ -1470,8 +1479,10 @@ class Module(BaseModule):
             return
         exe = self._exec
         self._settle_gamma()
+        if what == "outputs" and self._outs_fresh:
+            return
         if p == "fwd":
-            if what == "outputs" and not self._outs_fresh:
+            if what == "outputs":
                 outs = exe._progs.forward(True)(_vals(exe._args), _vals(exe._aux), self._key)
                 _write_outs(exe, outs)
                 self._outs_fresh = True
@@ -1479,9 +1490,14 @@ class Module(BaseModule):
         # "bwd": forward + backward now; outputs, aux and gradients are written
         heads = self._heads or [None] * len(exe._outs)
         head_mask = tuple(h is not None for h in heads)
-        fb = exe._progs.fwd_bwd(exe._mask, head_mask, exe._add_mask)
-        acc = [g._val() if a else None
-               for g, a in zip([g for g in exe._grads if g is not None], exe._add_mask)]
+        grads_h = [g for g in exe._grads if g is not None]
+        acc_h = [g for g, a in zip(grads_h, exe._add_mask) if a]
+        donate = bool(acc_h) and all(_exclusive(g) for g in acc_h)
+        if donate and _ndarray._PENDING:
+            for g in acc_h:
+                _ndarray._flush_pending(g._data)
+        fb = exe._progs.fwd_bwd(exe._mask, head_mask, exe._add_mask, donate)
+        acc = [g._val() if a else None for g, a in zip(grads_h, exe._add_mask)]
         outs, new_aux, grads = fb(_vals(exe._args), _vals(exe._aux), self._key,
                                   [h for h in heads if h is not None], acc)
         _write_outs(exe, outs)
@@ -1489,13 +1505,12 @@ class Module(BaseModule):
             _own(a, v)
         for g, v in zip([g for g in exe._grads if g is not None], grads):
             _own(g, v)
-        if outs:
-            _ndarray._RECENT.append(weakref.ref(outs[0]))
         self._pending = None
         self._heads = None
 
     def update(self):
-        _assert(self.binded and self.params_initialized and self.optimizer_initialized)
+        _assert(self.binded and self.params_initialized and self.optimizer_initialized,
+                _NEED_OPT)
         self._params_dirty = True
         if self._pending == "bwd" and self._fused_ok():
             self._fused_step()
@@ -1643,7 +1658,7 @@ class Module(BaseModule):
             opt._after_apply(keys, params, [grads[j] for j in upd])
 
     def get_outputs(self, merge_multi_context=True):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         self._materialize("outputs")
         outs = self._exec._outs
         if self._devs.n == 1:
@@ -1654,7 +1669,8 @@ class Module(BaseModule):
                 for o, ax in zip(outs, self._exec.lay.out_axes)]
 
     def get_input_grads(self, merge_multi_context=True):
-        _assert(self.binded and self.params_initialized and self.inputs_need_grad)
+        _assert(self.binded and self.params_initialized and self.inputs_need_grad,
+                _NEED_INPUT_GRAD)
         self._materialize("grads")
         exe = self._exec
         d = dict(zip(exe._arg_names, exe._grads))
@@ -1667,14 +1683,14 @@ class Module(BaseModule):
         return [_split(g, ax, exe.lay, self._devs) for g, ax in zip(grads, axes)]
 
     def get_states(self, merge_multi_context=True):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         _assert(not merge_multi_context,
                 "merge_multi_context=True is not supported for get_states yet.")
         d = self._exec.arg_dict
         return [[d[n]] for n in self._state_names]
 
     def set_states(self, states=None, value=None):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         self._materialize("all")
         exe = self._exec
         if states is not None:
@@ -1699,15 +1715,23 @@ class Module(BaseModule):
         if self._devs.n == 1:
             if pre_sliced:
                 labels = labels[0]
+            ctx = self._devs.ctx
+            # the batch's labels usually sit on cpu(0); xnd's metrics compute next to the
+            # predictions, so bring the labels over (MXNet's metrics copied both to numpy)
+            labels = [l.as_in_context(ctx) if isinstance(l, NDArray) and l.context != ctx
+                      else l for l in _as_list(labels)]
             eval_metric.update_dict(OrderedDict(zip(label_names, labels)),
                                     OrderedDict(zip(self._output_names, exe._outs)))
             return
         outs = [_gather(o, self._devs) for o in exe._outs]
+        ctx = self._devs.ctx
         for d, (a, b) in enumerate(exe.lay.slices):
             if pre_sliced:
                 lab = labels[d]
             else:
                 lab = [_slice_nd(l, a, b, ax) for l, ax in zip(labels, label_axes)]
+            lab = [l.as_in_context(ctx) if isinstance(l, NDArray) and l.context != ctx else l
+                   for l in _as_list(lab)]
             preds = [_slice_nd(o, a, b, ax) for o, ax in zip(outs, exe.lay.out_axes)]
             eval_metric.update_dict(OrderedDict(zip(label_names, lab)),
                                     OrderedDict(zip(self._output_names, preds)))
@@ -1767,6 +1791,16 @@ def _write_ones(exe):
     for i in exe._fixg:
         h = exe._args[i]
         _own(h, jnp.ones(h.shape, h._val().dtype, device=exe.lay.arg_sharding(i)))
+
+
+_ZERO_KEY = []
+
+
+def _zero_key():
+    """The key of graphs without random operators (a device constant: no transfer)."""
+    if not _ZERO_KEY:
+        _ZERO_KEY.append(jnp.zeros(2, jnp.uint32))
+    return _ZERO_KEY[0]
 
 
 def _base_after_apply():
@@ -1832,6 +1866,8 @@ def _load_input(exe, i, src):
 
 
 def _write_outs(exe, outs):
+    if outs:
+        _ndarray._RECENT.append(weakref.ref(outs[-1]))   # nd.waitall() waits for it
     hs = exe._outs
     if len(hs) == len(outs) and all(h.shape == tuple(v.shape) and h._data is not None
                                     and h._data.dtype == v.dtype for h, v in zip(hs, outs)):

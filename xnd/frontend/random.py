@@ -93,6 +93,12 @@ def negative_binomial(k=1, p=1, shape=None, dtype=None, ctx=None, out=None, **kw
                    shape, dtype, ctx, out, kwargs)
 
 
+def generalized_negative_binomial(mu=1, alpha=1, shape=None, dtype=None, ctx=None, out=None,
+                                 **kwargs):
+    return _sample("_random_generalized_negative_binomial", "_random_generalized_negative_binomial",
+                   (mu, alpha), ("mu", "alpha"), shape, dtype, ctx, out, kwargs)
+
+
 def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwargs):
     op = registry.get("_sample_multinomial")
     return invoke(op, [data], op.parse_attrs({"shape": _shape(shape), "dtype": dtype, **kwargs}),

@@ -3,7 +3,7 @@ import copy
 import logging
 
 from . import initializer as _init
-from .module import BaseModule, _assert
+from .module import _NEED_INIT, _NEED_INPUT_GRAD, _NEED_OPT, BaseModule, _assert
 
 __all__ = ["SequentialModule"]
 
@@ -64,7 +64,7 @@ class SequentialModule(BaseModule):
         return self._modules[-1].output_shapes
 
     def get_params(self):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         arg_params, aux_params = {}, {}
         for module in self._modules:
             arg, aux = module.get_params()
@@ -132,7 +132,7 @@ class SequentialModule(BaseModule):
 
     def init_optimizer(self, kvstore="local", optimizer="sgd",
                        optimizer_params=(("learning_rate", 0.01),), force_init=False):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         if self.optimizer_initialized and not force_init:
             self.logger.warning("optimizer already initialized, ignoring.")
             return
@@ -142,7 +142,7 @@ class SequentialModule(BaseModule):
         self.optimizer_initialized = True
 
     def forward(self, data_batch, is_train=None):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         data_batch = copy.copy(data_batch)
         for i_layer, module in enumerate(self._modules):
             module.forward(data_batch, is_train=is_train)
@@ -156,7 +156,7 @@ class SequentialModule(BaseModule):
                                            zip(data_names, data_batch.data)]
 
     def backward(self, out_grads=None):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         for i_layer, module in reversed(list(zip(range(len(self._modules)), self._modules))):
             module.backward(out_grads=out_grads)
             if i_layer == 0:
@@ -164,20 +164,22 @@ class SequentialModule(BaseModule):
             out_grads = module.get_input_grads()
 
     def update(self):
-        _assert(self.binded and self.params_initialized and self.optimizer_initialized)
+        _assert(self.binded and self.params_initialized and self.optimizer_initialized,
+                _NEED_OPT)
         for module in self._modules:
             module.update()
 
     def get_outputs(self, merge_multi_context=True):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         return self._modules[-1].get_outputs(merge_multi_context=merge_multi_context)
 
     def get_input_grads(self, merge_multi_context=True):
-        _assert(self.binded and self.params_initialized and self.inputs_need_grad)
+        _assert(self.binded and self.params_initialized and self.inputs_need_grad,
+                _NEED_INPUT_GRAD)
         return self._modules[0].get_input_grads(merge_multi_context=merge_multi_context)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
-        _assert(self.binded and self.params_initialized)
+        _assert(self.binded and self.params_initialized, _NEED_INIT)
         for meta, module in zip(self._metas, self._modules):
             if meta.get(SequentialModule.META_TAKE_LABELS):
                 module.update_metric(eval_metric, labels, pre_sliced)

@@ -145,6 +145,42 @@ def convolution(data, weight, bias=None, *, kernel: Shape, stride: Shape = (), d
 convolution.infer_shapes = _conv_shapes
 
 
+# ---- channels-last lowering (used by the inference rewrites in xnd/symbol/rewrite.py) -------
+# XLA:CPU (jax 0.10) runs every convolution as an NHWC/HWIO kernel (YNNPACK): a channel-first
+# convolution is lowered to transpose(data) -> transpose(weight) -> conv -> transpose(out), per
+# op and per call.  A chain of convolutions, pooling and elementwise ops kept channel-last, with
+# weights stored spatial-first (HWIO) once per parameter version, pays none of those.
+def channels_last_weight(weight, layout=None):
+    """A Convolution weight, (F, C/g, *k) or channel-last (F, *k, C/g), as (*k, C/g, F)."""
+    nd = weight.ndim - 2
+    if _channel_last(layout):
+        return jnp.transpose(weight, tuple(range(1, 1 + nd)) + (nd + 1, 0))
+    return jnp.transpose(weight, tuple(range(2, 2 + nd)) + (1, 0))
+
+
+def conv_channels_last(data, weight, bias=None, *, stride=(), dilate=(), pad=(), num_group=1):
+    """Convolution of channel-last data (N, *spatial, C) with a (*k, C/g, F) weight (see
+    ``channels_last_weight``); the same numbers as ``convolution`` on the channel-first forms.
+    Attributes are the parsed ones of the Convolution node (shape checks were done by shape
+    inference when the graph was bound)."""
+    nd = data.ndim - 2
+    stride, dilate, pad = (tuple(v) if v else (d,) * nd
+                           for v, d in ((stride, 1), (dilate, 1), (pad, 0)))
+    sp = _SPATIAL[3 - nd:]
+    out = lax.conv_general_dilated(
+        data, weight.astype(data.dtype), window_strides=stride, padding=[(p, p) for p in pad],
+        rhs_dilation=dilate, dimension_numbers=("N" + sp + "C", sp + "IO", "N" + sp + "C"),
+        feature_group_count=num_group, precision=_precision(data))
+    if bias is not None:
+        out = out + bias.astype(out.dtype)
+    return out
+
+
+def channels_last_layout(ndim):
+    """The channel-last layout name for data of ``ndim`` dimensions (3, 4 or 5)."""
+    return {3: "NWC", 4: "NHWC", 5: "NDHWC"}[ndim]
+
+
 def deconv_pads(sizes, kernel, stride, dilate, pad, adj, target_shape):
     """MXNet's Deconvolution geometry: (pad, adj) per spatial dim, from target_shape if set."""
     if not target_shape or not any(target_shape):
@@ -283,8 +319,8 @@ def pooling(data, *, kernel: Shape = (), pool_type: choice("avg", "lp", "max", "
     """Max/avg/sum/lp pooling; stride defaults to 1 (not to the kernel, unlike Gluon)."""
     op = "Pooling"
     nd = _nsp(op, data, () if global_pool else kernel, layout)
-    x = _to_ncx(data, layout)
-    sizes = x.shape[2:]
+    x, cl = data, _channel_last(layout)
+    sizes = x.shape[1:-1] if cl else x.shape[2:]
     if global_pool:
         kernel, stride, pad = tuple(sizes), (1,) * nd, (0,) * nd
         convention = "valid"
@@ -302,8 +338,13 @@ def pooling(data, *, kernel: Shape = (), pool_type: choice("avg", "lp", "max", "
         pads = [(e // 2, e - e // 2) for e in extra]
     else:
         pads = [(p, p + e) for p, e in zip(pad, extra)]
-    window, strides = (1, 1) + tuple(kernel), (1, 1) + tuple(stride)
-    padding = ((0, 0), (0, 0)) + tuple(pads)
+    # the window runs over the spatial axes where they are: no transposes for channel-last
+    if cl:
+        window, strides = (1,) + tuple(kernel) + (1,), (1,) + tuple(stride) + (1,)
+        padding = ((0, 0),) + tuple(pads) + ((0, 0),)
+    else:
+        window, strides = (1, 1) + tuple(kernel), (1, 1) + tuple(stride)
+        padding = ((0, 0), (0, 0)) + tuple(pads)
     # Python-scalar identities (0, -inf) let JAX recognise the sum/max monoids and
     # differentiate reduce_window
     def wsum(v):
@@ -332,8 +373,8 @@ def pooling(data, *, kernel: Shape = (), pool_type: choice("avg", "lp", "max", "
         if pool_type == "avg":
             include = True if count_include_pad is None else count_include_pad
             div = _avg_divisor(sizes, kernel, stride, pad, outs, include)
-            out = out / jnp.asarray(div, dtype=x.dtype)
-    return _from_ncx(out.astype(data.dtype), layout)
+            out = out / jnp.asarray(div[..., None] if cl else div, dtype=x.dtype)
+    return out.astype(data.dtype)
 
 
 # ---- UpSampling ------------------------------------------------------------------------------

@@ -68,6 +68,16 @@ def random_negative_binomial(*, k: Int = 1, p: Float = 1.0, shape: Shape = (),
     return jax.random.poisson(k2, lam, shape).astype(_float(dtype))
 
 
+@register("_random_generalized_negative_binomial", "random_generalized_negative_binomial")
+def random_generalized_negative_binomial(*, mu: Float = 1.0, alpha: Float = 1.0, shape: Shape = (),
+                                         dtype: Dtype = "float32", key):
+    """Poisson(lambda), lambda ~ Gamma(1/alpha, scale=mu*alpha): mean mu, variance
+    mu + alpha*mu^2."""
+    k1, k2 = jax.random.split(prng(key))
+    lam = jax.random.gamma(k1, 1.0 / alpha, shape) * mu * alpha
+    return jax.random.poisson(k2, lam, shape).astype(_float(dtype))
+
+
 def _param_shape(params, shape):
     return tuple(params.shape) + tuple(shape)
 

@@ -38,12 +38,12 @@ class Op:
     __slots__ = ("name", "aliases", "fn", "inputs", "variadic", "params", "static", "dynamic",
                  "rng", "train", "num_visible", "aux", "_kernels", "default_key", "doc",
                  "num_outputs", "output_names", "aux_update", "param_shapes", "optional", "check",
-                 "input_init", "loss",
+                 "input_init", "loss", "mutates",
                  "__weakref__")
 
     def __init__(self, name, fn, aliases=(), num_visible=None, aux=(), num_outputs=1,
                  output_names=None, aux_update=None, param_shapes=None, check=None,
-                 input_init=None, loss=False):
+                 input_init=None, loss=False, mutates=()):
         self.name, self.fn, self.aliases = name, fn, tuple(aliases)
         self.inputs, self.params, self.variadic = [], {}, False
         self.rng = self.train = False
@@ -81,6 +81,7 @@ class Op:
         self.check = check                  # eager value check (attrs, *inputs): take(mode='raise')
         self.input_init = input_init        # {input: '__init__' attr} of implicit variables
         self.loss = loss                    # a loss head: its backward needs no head gradient
+        self.mutates = tuple(mutates)       # inputs updated in place from outputs 1.. (states)
         self._kernels = {}
         self.doc = inspect.getdoc(fn) or ""
         self.default_key = None
@@ -168,11 +169,12 @@ _ANY_SHAPE = {"_view_read", "_view_write", "_getitem", "_setitem"}  # internal: 
 
 
 def register(name, *aliases, num_visible=None, aux=(), num_outputs=1, output_names=None,
-             aux_update=None, param_shapes=None, check=None, input_init=None, loss=False):
+             aux_update=None, param_shapes=None, check=None, input_init=None, loss=False,
+             mutates=()):
     """Decorator: register ``fn`` as MXNet operator ``name`` (and its aliases)."""
     def deco(fn):
         op = Op(name, fn, aliases, num_visible, aux, num_outputs, output_names, aux_update,
-                param_shapes, check, input_init, loss)
+                param_shapes, check, input_init, loss, mutates)
         for n in (name, *aliases):
             if n in _OPS:
                 raise ValueError(f"operator {n} registered twice")

@@ -32,6 +32,9 @@ __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 # Counters for tests: traces of hybridized graphs (forward and backward traces both call
 # the graph function) and graph ops built.
 STATS = {"graph_traces": 0, "graph_ops": 0}
+# A recorded forward of a hybridized block saves its residuals for backward (True), or the
+# backward pass runs the forward again (False: less memory held between forward and backward).
+SAVE_RESIDUALS = True
 
 
 def _nd():
@@ -632,7 +635,7 @@ class _GraphOp:
         for p in self.aux_params:
             d = p._data
             ins.append(d[0] if d is not None and len(d) == 1 else p.data(ctx))
-        recording = STATE.recording
+        recording = STATE.recording and SAVE_RESIDUALS
         holder = []
         out = invoke(self.op, ins, {"save": recording, "saved": holder})
         outs = out if isinstance(out, list) else [out]

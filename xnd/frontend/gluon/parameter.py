@@ -49,10 +49,6 @@ def _run_init(name, init, default_init, arr):
     initializer.create(default_init)(initializer.InitDesc(name, {"__init__": init}), arr)
 
 
-def _dtype_name(dtype):
-    return np.dtype(dtype).name
-
-
 class Parameter:
     """A container of one weight (per context) of a Block; see the module doc."""
 

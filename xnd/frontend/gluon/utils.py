@@ -5,7 +5,6 @@ nested lists, hook handles, printing helpers).
 """
 import hashlib
 import os
-import uuid
 import warnings
 import weakref
 from collections import OrderedDict
@@ -168,10 +167,6 @@ def _brief_print_list(lst, limit=7):
         return _brief_print_list(lst[:limit // 2], limit) + ", ..., " + \
             _brief_print_list(lst[-limit // 2:], limit)
     return ", ".join(f"'{i}'" for i in lst)
-
-
-def _uuid():
-    return uuid.uuid4().hex
 
 
 # ---- nested inputs/outputs <-> flat lists (MXNet's _flatten/_regroup formats) ----------------

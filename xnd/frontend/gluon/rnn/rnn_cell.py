@@ -31,15 +31,6 @@ def _as_list(obj):
     return list(obj) if isinstance(obj, (list, tuple)) else [obj]
 
 
-def _zeros_func(F):
-    """``F.zeros`` accepting MXNet's begin_state keywords (name, __layout__)."""
-    if F is _nd():
-        def zeros(shape, name=None, __layout__=None, ctx=None, dtype=None, **kw):
-            return _nd().zeros(shape, ctx=ctx, dtype=dtype or "float32")
-        return zeros
-    return F.zeros
-
-
 def _call_state_func(func, name, info):
     nd = _nd()
     if func is nd.zeros or func is nd.ones or func is getattr(nd, "full", None):

@@ -1,0 +1,82 @@
+"""Random numbers: MXNet's entry points, shapes and dtypes, seed determinism, and the
+distributions' moments. Streams differ from MXNet's by design (OPERATORS.md §14). With
+20,000 draws the standard error of a mean is <1% of the std, so the tolerances below
+(>= 5 standard errors) cannot fail by chance for these fixed seeds, nor pass a wrong law."""
+import numpy as np
+import pytest
+
+import xnd as mx
+from xnd import nd, autograd
+
+N = 20000
+
+
+def _draw(fn, *args, **kwargs):
+    mx.random.seed(123)
+    return fn(*args, shape=(N,), **kwargs).asnumpy().astype(np.float64)
+
+
+@pytest.mark.parametrize("fn,args,kwargs,mean,var", [
+    (nd.random.uniform, (-1, 3), {}, 1.0, 16 / 12),
+    (nd.random.normal, (2, 0.5), {}, 2.0, 0.25),
+    (nd.random.exponential, (2.0,), {}, 2.0, 4.0),         # scale 2
+    (nd.random.gamma, (3.0, 2.0), {}, 6.0, 12.0),          # alpha 3, beta 2
+    (nd.random.poisson, (4.0,), {}, 4.0, 4.0),
+    (nd.random.negative_binomial, (3, 0.4), {}, 4.5, 11.25),  # k(1-p)/p, k(1-p)/p^2
+    (nd.random.generalized_negative_binomial, (2.0, 0.5), {}, 2.0, 4.0),  # mu + alpha mu^2
+])
+def test_moments(fn, args, kwargs, mean, var):
+    x = _draw(fn, *args, **kwargs)
+    se = np.sqrt(var / N)
+    assert abs(x.mean() - mean) < 6 * se
+    assert abs(x.var() / var - 1) < 0.08
+
+
+def test_ranges_shapes_dtypes_and_legacy_names():
+    mx.random.seed(0)
+    u = nd.random.uniform(2, 5, shape=(100, 3))
+    assert u.shape == (100, 3) and u.dtype == np.float32
+    assert 2 <= float(u.min().asscalar()) and float(u.max().asscalar()) < 5
+    r = nd.random.randint(-3, 4, shape=(2000,))
+    assert r.dtype == np.int32 and set(np.unique(r.asnumpy())) == set(range(-3, 4))
+    assert nd.random_normal(0, 1, shape=(3, 4)).shape == (3, 4)
+    assert nd.random_normal(shape=3).shape == (3,)
+    assert nd.random_uniform(shape=(2,), dtype="float64").dtype == np.float64
+    assert nd.random.randn(2, 3).shape == (2, 3)
+    out = nd.zeros((4,))
+    assert nd.random.uniform(0, 1, shape=(4,), out=out) is out
+
+
+def test_seed_determinism_and_array_parameters():
+    mx.random.seed(7)
+    a = nd.random.normal(0, 1, shape=(5,)).asnumpy()
+    b = nd.random.normal(0, 1, shape=(5,)).asnumpy()
+    mx.random.seed(7)
+    np.testing.assert_array_equal(nd.random.normal(0, 1, shape=(5,)).asnumpy(), a)
+    assert not np.array_equal(a, b)
+    lo, hi = nd.array([0, 10]), nd.array([1, 11])
+    s = nd.random.uniform(lo, hi, shape=(500,))
+    assert s.shape == (2, 500)
+    assert s[1].asnumpy().min() >= 10 and s[0].asnumpy().max() < 1
+
+
+def test_multinomial_and_shuffle():
+    mx.random.seed(1)
+    p = nd.array([[0.0, 0.25, 0.75]])
+    d = nd.random.multinomial(p, shape=(N,)).asnumpy().ravel()
+    assert (d != 0).all() and abs((d == 2).mean() - 0.75) < 0.02
+    x = nd.arange(10)
+    y = nd.random.shuffle(x).asnumpy()
+    assert sorted(y.tolist()) == list(range(10))
+
+
+def test_dropout_draws_from_the_same_stream():
+    x = nd.ones((1000,))
+    mx.random.seed(5)
+    with autograd.train_mode():
+        a = nd.Dropout(x, p=0.5).asnumpy()
+    mx.random.seed(5)
+    with autograd.train_mode():
+        b = nd.Dropout(x, p=0.5).asnumpy()
+    np.testing.assert_array_equal(a, b)
+    assert set(np.unique(a)) == {0.0, 2.0} and 0.4 < (a == 0).mean() < 0.6

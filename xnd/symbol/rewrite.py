@@ -1,0 +1,420 @@
+"""Inference rewrites of a symbol graph (``Executor.forward(is_train=False)``).
+
+A bound graph evaluated for inference is split in two jitted programs:
+
+* the **fold** program, a function of the parameters only (arguments that feed only
+  weight-like input slots -- ``weight``, ``bias``, ``gamma``, ``beta`` -- and the auxiliary
+  states).  It evaluates every parameter-only subgraph (constant folding), folds each
+  BatchNorm into the Convolution before it and stores convolution weights in the kernel
+  layout XLA runs them in.  It runs once per *parameter version*: its results are cached
+  together with the parameter ``jax.Array`` objects they came from, and any write to a
+  parameter (which rebinds the NDArray's buffer: xnd arrays are immutable underneath)
+  makes the identity check fail and the fold run again.
+* the **main** program, a function of the data arguments, the parameters and the folded
+  constants, which evaluates the rest of the graph with
+
+  - identity ops dropped: ``Dropout`` (mode 'training': an identity in inference),
+    ``_copy``/``identity``, ``BlockGrad``/``stop_gradient``;
+  - ``Convolution -> BatchNorm`` as one convolution with folded weights and bias
+    (``W' = W s``, ``b' = (b - mean) s + beta``, ``s = gamma / sqrt(moving_var + eps)``):
+    what MXNet's oneDNN subgraph backend does for inference, so its numbers are these;
+  - a channels-last internal layout: convolutions run NHWC/HWIO (XLA:CPU's native
+    convolution layout), and pooling, BatchNorm, Concat and elementwise ops that consume
+    channels-last values stay channels-last, so a chain of them is transposed once where
+    it starts (the data) and once where it ends (Flatten, FullyConnected, the outputs),
+    not around every convolution.  Bias add and ReLU after a convolution are elementwise
+    ops that XLA fuses into one pass over the convolution's output.
+
+Every rewrite keeps the un-rewritten graph's numbers within float32 rounding
+(tests/test_rewrite.py).  ``XND_INFERENCE_REWRITES=0`` turns the rewrites off.
+"""
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..lowering import conv as _conv
+from ..lowering import elemwise as _elemwise
+from ..lowering import registry
+from .infer import node_call
+
+ENABLED = os.environ.get("XND_INFERENCE_REWRITES", "1") != "0"
+
+_WEIGHT_SLOTS = frozenset(("weight", "bias", "gamma", "beta", "moving_mean", "moving_var"))
+_FOLD_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _canonical(names):
+    return frozenset(registry.get(n).name for n in names if registry.exists(n))
+
+
+def _op_sets():
+    unary = set()
+    for table in (_elemwise.UNARY_FLOAT, _elemwise.UNARY_ANY):
+        for names in table:
+            unary.update(names)
+    binary, bcast = set(), set()
+    for same, bc, scalar in _elemwise._NAMES.values():
+        binary.update(same)
+        bcast.update(bc)
+        unary.add(scalar)
+    unary.update(f"_{r}_scalar" for r in _elemwise._REVERSED.values())
+    unary.update(("Activation", "clip", "Cast", "_copy"))
+    binary.update(("add_n",))
+    return _canonical(unary), _canonical(binary), _canonical(bcast)
+
+
+_UNARY, _BINARY, _BROADCAST = _op_sets()
+_LEAKY_ELEMENTWISE = ("leaky", "elu", "selu", "gelu")
+
+
+def _key(entry):
+    return (id(entry[0]), entry[1])
+
+
+def _is_identity(node):
+    name = node.op.name
+    if name in ("_copy", "BlockGrad"):
+        return True
+    if name == "Dropout":
+        a = node.params()
+        return a["mode"] == "training" or a["p"] <= 0
+    return False
+
+
+def _channels_last(x):
+    return jnp.moveaxis(x, 1, -1)
+
+
+def _channels_first(x):
+    return jnp.moveaxis(x, -1, 1)
+
+
+def fold_batchnorm(weight, bias, gamma, beta, moving_mean, moving_var, *, eps, fix_gamma):
+    """(W', b') of ``BatchNorm(conv(x, W) + b)`` as one convolution (inference statistics);
+    the weight's output-channel axis is 0 in every Convolution layout."""
+    dt = weight.dtype
+    g = jnp.ones(gamma.shape, dt) if fix_gamma else gamma.astype(dt)
+    s = g * lax.rsqrt(moving_var.astype(dt) + jnp.asarray(eps, dt))
+    w = weight * s.reshape((-1,) + (1,) * (weight.ndim - 1))
+    b = jnp.zeros(s.shape, dt) if bias is None else bias.astype(dt)
+    return w, (b - moving_mean.astype(dt)) * s + beta.astype(dt)
+
+
+class _FoldState:
+    """Per-executor cache: the parameter arrays the constants were folded from."""
+    __slots__ = ("params", "dtypes", "variant", "consts")
+
+    def __init__(self):
+        self.params = self.dtypes = self.variant = self.consts = None
+
+
+def new_state():
+    return _FoldState()
+
+
+class InferencePlan:
+    """The shape-independent analysis of one graph; programs per dtype signature."""
+
+    def __init__(self, graph):
+        self.graph = graph
+        nodes = graph.nodes
+        self.nodes = nodes
+        self.index = {id(n): k for k, n in enumerate(nodes)}
+        outputs = list(graph.sym._outputs)
+        alias = {}
+        self.alias = alias
+
+        # consumers of every entry (graph outputs count as consumers)
+        raw_uses = {}
+        for n in nodes:
+            if n.op is not None:
+                for e in n.inputs:
+                    raw_uses[_key(e)] = raw_uses.get(_key(e), 0) + 1
+        for e in outputs:
+            raw_uses[_key(e)] = raw_uses.get(_key(e), 0) + 1
+
+        # 1. identities
+        self.removed = set()
+        for n in nodes:
+            if n.op is not None and _is_identity(n) and n.inputs and all(
+                    raw_uses.get((id(n), i), 0) == 0 for i in range(1, n.num_outputs())):
+                alias[(id(n), 0)] = self.resolve(n.inputs[0])
+                self.removed.add(id(n))
+        kept = [n for n in nodes if n.op is not None and id(n) not in self.removed]
+        self.kept = kept
+
+        uses, slots = {}, {}
+        for n in kept:
+            for j, e in enumerate(n.inputs):
+                r = _key(self.resolve(e))
+                uses[r] = uses.get(r, 0) + 1
+                slots.setdefault(r, set()).add(n.input_slot(j))
+        for e in outputs:
+            r = _key(self.resolve(e))
+            uses[r] = uses.get(r, 0) + 1
+            slots.setdefault(r, set()).add(None)
+        self.outputs = [self.resolve(e) for e in outputs]
+
+        # 2. parameters: auxiliary states, and arguments used only in weight-like slots
+        aux_ids = {id(n) for n in graph.aux_nodes}
+        self.param_args = [k for k, n in enumerate(graph.arg_nodes)
+                           if slots.get((id(n), 0)) and slots[(id(n), 0)] <= _WEIGHT_SLOTS]
+        self.data_args = [k for k in range(len(graph.arg_nodes)) if k not in self.param_args]
+        param_vars = [graph.arg_nodes[k] for k in self.param_args] + list(graph.aux_nodes)
+        self.param_vars = param_vars
+        self.param_pos = {id(n): i for i, n in enumerate(param_vars)}
+        assert aux_ids <= set(self.param_pos)
+
+        # 3. parameter-only subgraphs (constant folding)
+        self.param_nodes = set()
+        for n in kept:
+            if not n.op.rng and all(self._is_param(self.resolve(e)) for e in n.inputs):
+                self.param_nodes.add(id(n))
+
+        # 4. Convolution -> BatchNorm pairs, and convolutions with parameter weights
+        self.convs = {}     # id(conv) -> (weight entry, bias entry or None)
+        for n in kept:
+            if n.op.name != "Convolution" or id(n) in self.param_nodes:
+                continue
+            ins = [self.resolve(e) for e in n.inputs]
+            if len(ins) >= 2 and all(self._is_param(e) for e in ins[1:]):
+                self.convs[id(n)] = (ins[1], ins[2] if len(ins) > 2 else None)
+        self.bn_pairs = {}  # id(conv) -> BatchNorm node
+        for b in kept:
+            if b.op.name != "BatchNorm" or id(b) in self.param_nodes:
+                continue
+            src = self.resolve(b.inputs[0])
+            c = src[0]
+            if id(c) not in self.convs or src[1] != 0 or uses.get(_key(src), 0) != 1:
+                continue
+            if any(uses.get((id(b), i), 0) for i in (1, 2)):
+                continue
+            stats = [self.resolve(e) for e in b.inputs[1:]]
+            w, bias = self.convs[id(c)]
+            if not all(e[0].op is None and id(e[0]) in self.param_pos
+                       for e in stats + [w] + ([bias] if bias else [])):
+                continue
+            ca, ba = c.params(), b.params()
+            ndim = len(ca["kernel"]) + 2
+            chan = ndim - 1 if _conv._channel_last(ca.get("layout")) else 1
+            if ba["axis"] % ndim != chan:
+                continue
+            self.bn_pairs[id(c)] = b
+        self._variants = {}
+
+    def resolve(self, entry):
+        while _key(entry) in self.alias:
+            entry = self.alias[_key(entry)]
+        return entry
+
+    def _is_param(self, entry):
+        n = entry[0]
+        return id(n) in self.param_pos if n.op is None else id(n) in self.param_nodes
+
+    # ---- running ----------------------------------------------------------------------
+    def run(self, args, aux, key, state):
+        """Outputs of the graph for inference; ``state`` (``new_state()``) holds the folded
+        constants of the caller's parameters."""
+        params = [args[k] for k in self.param_args] + list(aux)
+        data = [args[k] for k in self.data_args]
+        dtypes = tuple(a.dtype for a in data)
+        old = state.params
+        if (old is None or state.dtypes != dtypes or len(old) != len(params)
+                or any(a is not b for a, b in zip(old, params))):
+            sig = dtypes + tuple(a.dtype for a in params)
+            variant = self._variants.get(sig)
+            if variant is None:
+                variant = self._variants[sig] = _Variant(self, [np.dtype(a.dtype) for a in params])
+            state.consts = variant.fold(params) if variant.n_consts else []
+            state.params, state.dtypes, state.variant = tuple(params), dtypes, variant
+        return state.variant.main(data, params, state.consts, key)
+
+
+class _Variant:
+    """The fold and main programs for one dtype signature of the parameters."""
+
+    def __init__(self, plan, param_dtypes):
+        self.plan = p = plan
+        dt = {id(n): param_dtypes[i] for i, n in enumerate(p.param_vars)}
+        # BatchNorm folding only in float32/float64 with one dtype throughout
+        self.folded = {}
+        for cid, b in p.bn_pairs.items():
+            w, bias = p.convs[cid]
+            ents = [w] + ([bias] if bias else []) + [p.resolve(e) for e in b.inputs[1:]]
+            kinds = {dt[id(e[0])] for e in ents}
+            if len(kinds) == 1 and kinds <= set(_FOLD_DTYPES):
+                self.folded[cid] = b
+        self.folded_bn = {id(b): p.resolve(b.inputs[0]) for b in self.folded.values()}
+        # the constants: for each parameter-weighted convolution its weight (folded, in the
+        # kernel layout) and bias; every other parameter-only node output the main program reads
+        slots = []
+        for n in p.kept:
+            if id(n) in p.convs:
+                slots.append(("w", id(n)))
+                if p.convs[id(n)][1] is not None or id(n) in self.folded:
+                    slots.append(("b", id(n)))
+        needed = set()
+        for n in p.kept:
+            if id(n) in p.param_nodes or id(n) in self.folded_bn:
+                continue
+            ins = [p.resolve(e) for e in n.inputs]
+            if id(n) in p.convs:
+                ins = ins[:1]
+            for e in ins:
+                if e[0].op is not None and id(e[0]) in p.param_nodes:
+                    needed.add(_key(e))
+        for e in p.outputs:
+            if e[0].op is not None and id(e[0]) in p.param_nodes:
+                needed.add(_key(e))
+        slots += sorted(needed, key=lambda k: (p.index[k[0]], k[1]))
+        self.slots = {s: i for i, s in enumerate(slots)}
+        self.n_consts = len(slots)
+        self.fold = jax.jit(self._fold)
+        self.main = jax.jit(self._main)
+
+    # ---- the fold program ---------------------------------------------------------------
+    def _fold(self, params):
+        p = self.plan
+        env = {(id(n), 0): v for n, v in zip(p.param_vars, params)}
+        calls = p.graph._node_calls(False)
+        for n in p.kept:
+            if id(n) not in p.param_nodes:
+                continue
+            res = calls[id(n)](*[env[_key(p.resolve(e))] for e in n.inputs])
+            for i, v in enumerate(res if isinstance(res, (tuple, list)) else [res]):
+                env[(id(n), i)] = v
+        out = [None] * self.n_consts
+        for s, i in self.slots.items():
+            if s[0] in ("w", "b"):
+                continue
+            out[i] = env[s]
+        for n in p.kept:
+            if id(n) not in p.convs:
+                continue
+            we, be = p.convs[id(n)]
+            w, bias = env[_key(we)], None if be is None else env[_key(be)]
+            b = self.folded.get(id(n))
+            if b is not None:
+                ba = b.params()
+                stats = [env[_key(p.resolve(e))] for e in b.inputs[1:]]
+                w, bias = fold_batchnorm(w, bias, *stats, eps=ba["eps"],
+                                         fix_gamma=ba["fix_gamma"])
+            out[self.slots[("w", id(n))]] = _conv.channels_last_weight(
+                w, n.params().get("layout"))
+            if ("b", id(n)) in self.slots:
+                out[self.slots[("b", id(n))]] = bias
+        return out
+
+    # ---- the main program ---------------------------------------------------------------
+    def _main(self, data, params, consts, key):
+        p = self.plan
+        g = p.graph
+        env = _Env()
+        for k, v in zip(p.data_args, data):
+            env.set((g.arg_nodes[k], 0), v)
+        for n, v in zip(p.param_vars, params):
+            env.set((n, 0), v)
+        for s, i in self.slots.items():
+            if s[0] not in ("w", "b"):
+                env.vals[s] = (consts[i], False)
+        calls = g._node_calls(False)
+        for n in p.kept:
+            nid = id(n)
+            if nid in p.param_nodes or nid in self.folded_bn:
+                continue
+            ins = [self.resolve(e) for e in n.inputs]
+            res = self._eval_cl(n, ins, env, consts)
+            if res is None:
+                vals = [env.get(e) for e in ins]
+                if n.op.rng:
+                    vals.append(jnp.stack([key[0], key[1] * 65599 + p.index[nid]])
+                                .astype(jnp.uint32))
+                out = calls[nid](*vals)
+                out = list(out) if isinstance(out, (tuple, list)) else [out]
+                res = [(v, False) for v in out]
+            for i, (v, cl) in enumerate(res):
+                env.set((n, i), v, cl)
+        return [env.get(self.resolve(e)) for e in p.outputs]
+
+    def resolve(self, entry):
+        """The entry whose value ``entry`` has: identities dropped, folded BatchNorms replaced
+        by their convolution."""
+        entry = self.plan.resolve(entry)
+        if entry[1] == 0 and id(entry[0]) in self.folded_bn:
+            return self.folded_bn[id(entry[0])]
+        return entry
+
+    def _eval_cl(self, n, ins, env, consts):
+        """Channels-last evaluation of ``n`` where it applies: [(value, is_cl)] or None."""
+        p = self.plan
+        name, nid = n.op.name, id(n)
+        if nid in p.convs:
+            a = n.params()
+            w = consts[self.slots[("w", nid)]]
+            bi = self.slots.get(("b", nid))
+            bias = None if bi is None else consts[bi]
+            cl_layout = _conv._channel_last(a.get("layout"))
+            x = env.get(ins[0], cl=not cl_layout)
+            out = _conv.conv_channels_last(x, w, bias, stride=a["stride"], dilate=a["dilate"],
+                                           pad=a["pad"], num_group=a["num_group"])
+            return [(out, not cl_layout)]
+        if not ins or not any(env.is_cl(e) for e in ins):
+            return None
+        ndim = env.ndim(ins[0])
+        if name in _UNARY:
+            return [(node_call(n, False)(env.get(ins[0], True)), True)]
+        if name == "LeakyReLU" and n.params()["act_type"] in _LEAKY_ELEMENTWISE:
+            return [(n.op.fn(env.get(ins[0], True), **n.params(), is_train=False, key=None),
+                     True)]
+        if name in _BINARY or name in _BROADCAST:
+            if any(env.ndim(e) != ndim for e in ins):
+                return None
+            return [(node_call(n, False)(*[env.get(e, True) for e in ins]), True)]
+        if name == "Pooling":
+            a = n.params()
+            if a.get("layout") not in (None, "NCW", "NCHW", "NCDHW"):
+                return None
+            attrs = dict(a, layout=_conv.channels_last_layout(ndim))
+            return [(n.op.fn(env.get(ins[0], True), **attrs), True)]
+        if name == "BatchNorm" and len(ins) == 5:
+            a = n.params()
+            if a["axis"] % ndim != 1:
+                return None
+            out = n.op.fn(env.get(ins[0], True), *[env.get(e) for e in ins[1:]],
+                          **dict(a, axis=ndim - 1), is_train=False)
+            return [(out[0], True), (out[1], False), (out[2], False)]
+        if name == "Concat":
+            a = n.params()
+            if a["dim"] % ndim != 1 or any(env.ndim(e) != ndim for e in ins):
+                return None
+            return [(n.op.fn(*[env.get(e, True) for e in ins], **dict(a, dim=ndim - 1)), True)]
+        return None
+
+
+class _Env:
+    """Values of the main program: entry -> (value, channels-last?), with the transposed
+    form of a value made at most once."""
+
+    def __init__(self):
+        self.vals, self._other = {}, {}
+
+    def set(self, entry, value, cl=False):
+        self.vals[_key(entry)] = (value, cl)
+
+    def is_cl(self, entry):
+        return self.vals[_key(entry)][1]
+
+    def ndim(self, entry):
+        return self.vals[_key(entry)][0].ndim
+
+    def get(self, entry, cl=False):
+        k = _key(entry)
+        v, is_cl = self.vals[k]
+        if is_cl == cl:
+            return v
+        if k not in self._other:
+            self._other[k] = _channels_last(v) if cl else _channels_first(v)
+        return self._other[k]
