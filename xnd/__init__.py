@@ -13,8 +13,8 @@ from .context import Context, cpu, cpu_pinned, current_context, default_context,
 from .frontend import nd, random
 from .frontend.nd import NDArray
 from . import autograd, symbol
-from .frontend import (callback, initializer, io, kvstore, lr_scheduler, metric, model, module,
-                       optimizer)
+from .frontend import (callback, gluon, initializer, io, kvstore, lr_scheduler, metric, model,
+                       module, optimizer)
 
 from .frontend import profiler, runtime, test_utils, viz
 

@@ -368,6 +368,7 @@ class NDArray:
     def _write(self, value):
         self._set_val(value)
         self._ag = None
+        _RECENT.append(_ref(value))  # nd.waitall() covers writes from backward and updates
 
     # ---- operators -------------------------------------------------------------------
     def __add__(self, other):

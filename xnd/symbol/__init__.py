@@ -17,16 +17,32 @@ def _symbol_function(op, pyname):
         for slot in op.inputs:
             if slot in kwargs and isinstance(kwargs[slot], (Symbol, list, tuple)):
                 inputs[slot] = kwargs.pop(slot)
+        if op.variadic and len(args) == 1 and isinstance(args[0], (list, tuple)):
+            args = tuple(args[0])
+        if op.variadic:  # leading Symbols are inputs, positional values after them attributes
+            n_sym = 0
+            while n_sym < len(args) and isinstance(args[n_sym], Symbol):
+                n_sym += 1
+        else:  # MXNet's signature order: inputs (None for an absent one), then attributes
+            n_sym = len(args) if len(args) < len(op.inputs) else len(op.inputs)  # (min is an op here)
+        syms, rest = args[:n_sym], args[n_sym:]
+        if len(rest) > len(op.params):
+            raise TypeError(f"{pyname}: too many positional arguments ({len(args)})")
+        for pname, v in zip(op.params, rest):
+            if pname in kwargs:
+                raise TypeError(f"{pyname}: got multiple values for argument {pname!r}")
+            kwargs[pname] = v
         if op.variadic:
-            pos = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
-            pos += list(inputs.pop(op.inputs[-1], []))
+            pos = list(syms) + list(inputs.pop(op.inputs[-1], []))
             return _create(op.name, pos, kwargs, name, pyname.lower(), attr)
-        for slot, a in zip(op.inputs, args):
+        if len(syms) > len(op.inputs):
+            raise TypeError(f"{pyname}: too many positional inputs ({len(syms)})")
+        for slot, a in zip(op.inputs, syms):
+            if a is None:
+                continue
             if slot in inputs:
                 raise TypeError(f"{pyname}: got multiple values for input {slot!r}")
             inputs[slot] = a
-        if len(args) > len(op.inputs):
-            raise TypeError(f"{pyname}: too many positional inputs ({len(args)})")
         return _create(op.name, inputs, kwargs, name, pyname.lower(), attr)
     fn.__name__ = pyname
     fn.__doc__ = op.doc
@@ -37,6 +53,38 @@ _internal = types.ModuleType(__name__ + "._internal")
 contrib = types.ModuleType(__name__ + ".contrib")
 random = types.ModuleType(__name__ + ".random")
 linalg = types.ModuleType(__name__ + ".linalg")
+
+
+def _fluent(name):
+    f = _symbol_function(registry.get(name), name)
+
+    def method(self, *args, **kwargs):
+        return f(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+def _install_methods():
+    """MXNet's fluent Symbol methods (x.sum(axis=1), x.reshape((0, -1)), x.astype(...))."""
+    from ..ndarray import _FLUENT
+    for name in _FLUENT + ["broadcast_to"]:
+        setattr(Symbol, name, _fluent(name))
+    reshape = _fluent("Reshape")
+
+    def reshape_method(self, *shape, **kwargs):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = shape[0]
+        if shape:
+            kwargs["shape"] = tuple(shape)
+        return reshape(self, **kwargs)
+    cast = _fluent("Cast")
+    transpose = _fluent("transpose")
+    Symbol.reshape = reshape_method
+    Symbol.astype = lambda self, dtype, **kw: cast(self, dtype=dtype, **kw)
+    Symbol.transpose = lambda self, *axes, **kw: transpose(
+        self, axes=tuple(axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes),
+        **kw) if axes else transpose(self, **kw)
+    Symbol.T = property(lambda self: transpose(self))
 
 
 def _install():
@@ -56,3 +104,4 @@ def _install():
 
 
 _install()
+_install_methods()

@@ -302,8 +302,9 @@ class _Variant:
                 stats = [env[_key(p.resolve(e))] for e in b.inputs[1:]]
                 w, bias = fold_batchnorm(w, bias, *stats, eps=ba["eps"],
                                          fix_gamma=ba["fix_gamma"])
+            a = n.params()
             out[self.slots[("w", id(n))]] = _conv.channels_last_weight(
-                w, n.params().get("layout"))
+                w, a.get("layout"), a["stride"], a["dilate"], a["num_group"])
             if ("b", id(n)) in self.slots:
                 out[self.slots[("b", id(n))]] = bias
         return out
