@@ -14,4 +14,4 @@
 The returned dict may hold a float "check" (a checksum of the result, computed after the
 final wait) that the runner compares across implementations.
 """
-NAMES = ["eager_small_ops", "chained_dot", "out_inplace", "lenet_eager", "resnet18_infer"]
+NAMES = ["eager_small_ops", "chained_dot", "out_inplace", "lenet_eager", "resnet18_infer", "lenet_train"]

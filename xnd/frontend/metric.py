@@ -331,6 +331,16 @@ def _vals(x):
     return x._val() if isinstance(x, NDArray) else jnp.asarray(x)
 
 
+def _pair(label, pred):
+    """Label and prediction values on the prediction's device (labels often stay on the
+    CPU while a GPU module predicts; MXNet's metrics read both through asnumpy)."""
+    lv, pv = _vals(label), _vals(pred)
+    dev = getattr(pv, "devices", lambda: None)()
+    if dev and getattr(lv, "devices", lambda: None)() != dev:
+        lv = jax.device_put(lv, next(iter(dev)))
+    return lv, pv
+
+
 @jax.jit
 def _acc_same(label, pred):
     return jnp.sum(pred.astype(jnp.int32).ravel() == label.astype(jnp.int32).ravel(),
@@ -360,7 +370,7 @@ class Accuracy(EvalMetric):
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
-            lv, pv = _vals(label), _vals(pred)
+            lv, pv = _pair(label, pred)
             argmax = tuple(pred.shape) != tuple(label.shape)
             if argmax and not -pv.ndim <= self.axis < pv.ndim:
                 raise MXNetError("argmax: axis %d is out of range for predictions of shape %s"
@@ -634,7 +644,7 @@ class Perplexity(EvalMetric):
         for label, pred in zip(labels, preds):
             assert label.size == pred.size / pred.shape[-1], \
                 "shape mismatch: %s vs. %s" % (label.shape, pred.shape)
-            loss, num = _perplexity_kernel(_vals(label), _vals(pred), self.axis,
+            loss, num = _perplexity_kernel(*_pair(label, pred), self.axis,
                                            self.ignore_label)
             self._add_device(s=loss, n=num)
 
@@ -678,7 +688,7 @@ class _Regression(EvalMetric):
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
-            lv, pv = _vals(label), _vals(pred)
+            lv, pv = _pair(label, pred)
             if lv.dtype != pv.dtype:
                 dt = jnp.promote_types(lv.dtype, pv.dtype)
                 lv, pv = lv.astype(dt), pv.astype(dt)
@@ -732,7 +742,7 @@ class _LogLoss(EvalMetric):
         for label, pred in zip(labels, preds):
             n = label.size
             assert n == pred.shape[0], (n, pred.shape[0])
-            self._add_device(s=_nll(_vals(label), _vals(pred), jnp.asarray(self.eps)))
+            self._add_device(s=_nll(*_pair(label, pred), jnp.asarray(self.eps)))
             self._add_host_count(n)
 
 

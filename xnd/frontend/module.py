@@ -45,10 +45,16 @@ Quirks kept from MXNet 1.9.1: ``get_params`` returns the same two dicts every
 time and refreshes them only after ``update``/``set_params(allow_missing=True)``
 (so it is stale after a bare forward/backward); parameters are initialized in
 sorted name order; ``predict`` on an NDArray runs ``forward`` with the bound
-``for_training``; ``fit`` logs the global metric values at the end of an epoch.
+``for_training``; ``fit`` logs the global metric values at the end of an epoch;
+a BatchNorm with ``fix_gamma=True`` (the default) overwrites its gamma argument
+with 1s at every forward, so the optimizer updates gamma starting from 1 --
+except with a kvstore (several contexts), where MXNet updates the store's copy.
+``update_metric`` hands the metric labels moved next to the predictions (xnd's
+metrics compute on the device; MXNet's copied both to numpy).
 """
 import collections
 import logging
+import sys
 import time
 import warnings
 import weakref
@@ -905,7 +911,6 @@ class Module(BaseModule):
         self._outs_fresh = False  # outputs of the pending training forward are computed
         self._heads = None       # backward(out_grads) values for the pending backward
         self._key = None
-        self._last_train = False
         self._states_cache = None
         self._gamma_stale = False  # a forward ran: fix_gamma gammas must read 1 (MXNet's write)
 
@@ -1404,7 +1409,6 @@ class Module(BaseModule):
             self._key = _random.next_key()
         elif self._key is None:
             self._key = _zero_key()
-        self._last_train = bool(is_train)
         if is_train:
             self._pending = "fwd"
             self._outs_fresh = False
@@ -1899,6 +1903,9 @@ def _slice_nd(x, a, b, axis):
     return nd.slice_axis(x, axis=axis, begin=a, end=b)
 
 
+from . import bucketing_module, python_module, sequential_module  # noqa: E402
 from .bucketing_module import BucketingModule  # noqa: E402
-from .sequential_module import SequentialModule  # noqa: E402
 from .python_module import PythonLossModule, PythonModule  # noqa: E402
+from .sequential_module import SequentialModule  # noqa: E402
+
+base_module = module = sys.modules[__name__]  # mx.mod.base_module.BaseModule, mx.mod.module.Module

@@ -376,6 +376,82 @@ def _pool_outputs(attrs):
     return 2 if attrs.get("layout") in (None, "NCW", "NCHW", "NCDHW") else 1
 
 
+import os as _os
+_TILED_POOL = _os.environ.get("XND_TILED_POOL", "1") != "0"
+
+
+def _tiled_max_pool(x, window, strides, padding):
+    """Max pooling whose windows tile the input (kernel == stride, no padding: LeNet's and
+    most CNNs' 2x2/2) as a reshape and a max, with MXNet's gradient: all of it to the first
+    maximum of each window in row-major order (as the reduce_window/select_and_scatter form,
+    whose backward XLA:CPU runs as a slow scatter).  None where it does not apply."""
+    if not _TILED_POOL or not jnp.issubdtype(x.dtype, jnp.floating):
+        return None
+    axes = [i for i, (w, s) in enumerate(zip(window, strides)) if w != 1 or s != 1]
+    if not axes or any(window[i] != strides[i] or padding[i] != (0, 0) for i in axes) \
+            or any(padding[i] != (0, 0) for i in range(x.ndim)):
+        return None
+    outs = [x.shape[i] // window[i] for i in axes]
+    if any(o < 1 for o in outs):
+        return None
+    return _tiled_max(x, tuple(axes), tuple(window[i] for i in axes))
+
+
+def _tile_view(x, axes, ks):
+    """x cropped to whole windows, reshaped so each pooled axis a becomes (a // k, k)."""
+    shape = []
+    idx = tuple(slice(0, (x.shape[i] // ks[axes.index(i)]) * ks[axes.index(i)]) if i in axes
+                else slice(None) for i in range(x.ndim))
+    xc = x[idx]
+    for i, n in enumerate(xc.shape):
+        if i in axes:
+            k = ks[axes.index(i)]
+            shape += [n // k, k]
+        else:
+            shape.append(n)
+    return xc, xc.reshape(shape)
+
+
+def _tiled_max(x, axes, ks):
+    @jax.custom_vjp
+    def f(x):
+        _, xr = _tile_view(x, axes, ks)
+        red = tuple(a + j + 1 for j, a in enumerate(axes))
+        return jnp.maximum(jnp.max(xr, axis=red), jnp.finfo(x.dtype).min)
+
+    def fwd(x):
+        y = f(x)
+        return y, (x, y)
+
+    def bwd(res, g):
+        x, y = res
+        xc, xr = _tile_view(x, axes, ks)
+        # expand y and g to the window shape (N, .., o, 1, ..), mark the first maximum
+        exp = list(xr.shape)
+        for j, a in enumerate(axes):
+            exp[a + j + 1] = 1
+        ye, ge = y.reshape(exp), g.reshape(exp)
+        eq = xr == ye
+        # first maximum in row-major window order: position p wins if no earlier one matched
+        kk = math.prod(ks)
+        pos = None
+        for j, a in enumerate(axes):
+            shp = [1] * xr.ndim
+            shp[a + j + 1] = ks[j]
+            io = lax.broadcasted_iota(jnp.int32, shp, a + j + 1)
+            stride = math.prod(ks[j + 1:])
+            pos = io * stride if pos is None else pos + io * stride
+        red = tuple(a + j + 1 for j, a in enumerate(axes))
+        first = jnp.min(jnp.where(eq, pos, kk), axis=red, keepdims=True)
+        dx = jnp.where(pos == first, ge, jnp.zeros((), g.dtype)).reshape(xc.shape)
+        if xc.shape != x.shape:
+            dx = jnp.pad(dx, [(0, n - m) for n, m in zip(x.shape, xc.shape)])
+        return (dx.astype(x.dtype),)
+
+    f.defvjp(fwd, bwd)
+    return f(x)
+
+
 @register("Pooling", num_outputs=_pool_outputs, num_visible=1)
 def pooling(data, *, kernel: Shape = (), pool_type: choice("avg", "lp", "max", "sum") = "max",
             global_pool: Bool = False, cudnn_off: Bool = False,
@@ -418,7 +494,10 @@ def pooling(data, *, kernel: Shape = (), pool_type: choice("avg", "lp", "max", "
         return lax.reduce_window(v, 0, lax.add, window, strides, padding)
 
     if pool_type == "max":
-        if jnp.issubdtype(x.dtype, jnp.floating):
+        tiled = _tiled_max_pool(x, window, strides, padding)
+        if tiled is not None:
+            out = tiled
+        elif jnp.issubdtype(x.dtype, jnp.floating):
             out = lax.reduce_window(x, -np.inf, lax.max, window, strides, padding)
             # MXNet starts from the lowest finite value: a window of padding only gives it
             out = jnp.maximum(out, jnp.finfo(x.dtype).min)
