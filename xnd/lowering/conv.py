@@ -376,16 +376,12 @@ def _pool_outputs(attrs):
     return 2 if attrs.get("layout") in (None, "NCW", "NCHW", "NCDHW") else 1
 
 
-import os as _os
-_TILED_POOL = _os.environ.get("XND_TILED_POOL", "1") != "0"
-
-
 def _tiled_max_pool(x, window, strides, padding):
     """Max pooling whose windows tile the input (kernel == stride, no padding: LeNet's and
     most CNNs' 2x2/2) as a reshape and a max, with MXNet's gradient: all of it to the first
     maximum of each window in row-major order (as the reduce_window/select_and_scatter form,
     whose backward XLA:CPU runs as a slow scatter).  None where it does not apply."""
-    if not _TILED_POOL or not jnp.issubdtype(x.dtype, jnp.floating):
+    if not jnp.issubdtype(x.dtype, jnp.floating):
         return None
     axes = [i for i, (w, s) in enumerate(zip(window, strides)) if w != 1 or s != 1]
     if not axes or any(window[i] != strides[i] or padding[i] != (0, 0) for i in axes) \
