@@ -41,6 +41,12 @@ from ..lowering import registry
 from .infer import node_call
 
 ENABLED = os.environ.get("XND_INFERENCE_REWRITES", "1") != "0"
+_XLA_OPTIONS = os.environ.get("XND_XLA_OPTIONS", "1") != "0"
+
+
+def _disable_options():
+    global _XLA_OPTIONS
+    _XLA_OPTIONS = False
 
 _WEIGHT_SLOTS = frozenset(("weight", "bias", "gamma", "beta", "moving_mean", "moving_var"))
 _FOLD_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -273,7 +279,25 @@ class _Variant:
         self.slots = {s: i for i, s in enumerate(slots)}
         self.n_consts = len(slots)
         self.fold = jax.jit(self._fold)
-        self.main = jax.jit(self._main)
+        self._mains = {}
+
+    def main(self, data, params, consts, key):
+        """The main program, compiled with ``conv.XLA_CPU_OPTIONS`` on CPU (falls back to the
+        default options if this jaxlib does not know them)."""
+        opts = _conv.cpu_compiler_options(*(data or params)) if _XLA_OPTIONS else None
+        k = None if opts is None else tuple(sorted(opts.items()))
+        f = self._mains.get(k)
+        if f is None:
+            f = self._mains[k] = jax.jit(self._main, compiler_options=opts)
+        if k is None:
+            return f(data, params, consts, key)
+        try:
+            return f(data, params, consts, key)
+        except Exception as e:  # noqa: BLE001  (an option this XLA does not take)
+            if "option" not in str(e).lower():
+                raise
+            _disable_options()
+            return self.main(data, params, consts, key)
 
     # ---- the fold program ---------------------------------------------------------------
     def _fold(self, params):
