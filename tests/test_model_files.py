@@ -211,9 +211,13 @@ def test_kvstore_golden():
         assert str(e.value) == msg, label
 
 
-def test_kvstore_extras(tmp_path):
+def test_kvstore_extras(tmp_path, monkeypatch):
+    kv1 = kvstore.create("dist_sync")  # one process without the launcher: rank 0 of 1
+    assert (kv1.type, kv1.rank, kv1.num_workers) == ("dist_sync", 0, 1)
+    monkeypatch.setenv("DMLC_NUM_WORKER", "2")
     with pytest.raises(MXNetError, match="multi-process"):
         kvstore.create("dist_sync")
+    monkeypatch.delenv("DMLC_NUM_WORKER")
     with pytest.raises(MXNetError, match="Unknown KVStore type"):
         kvstore.create("foo")
     kv = kvstore.create("local")

@@ -4,9 +4,13 @@
 stores the sum or, after ``set_optimizer``, lets the optimizer update the
 stored weight with it; ``pull`` copies the stored value into each output.
 Keys are ints or strings (not mixed), as in MXNet. This process is rank 0 of
-1. The 'dist_*' types raise MXNetError until xnd has multi-process support;
-sparse ``row_sparse_pull`` and gradient compression raise too.
+1. The 'dist_*' types work in one process (rank 0 of 1, as MXNet's do when started
+without its launcher); started by the launcher with several workers (``DMLC_NUM_WORKER``
+> 1) they raise MXNetError, as xnd has no multi-process training yet. Sparse
+``row_sparse_pull`` and gradient compression raise too.
 """
+import os
+
 from ..base import MXNetError
 from ..ndarray import NDArray
 from ..serialization import atomic_write
@@ -16,6 +20,8 @@ __all__ = ["KVStoreBase", "KVStore", "create"]
 
 _LOCAL_TYPES = ("local", "device", "nccl", "local_update_cpu", "local_allreduce_cpu",
                 "local_allreduce_device")
+_DIST_TYPES = ("dist", "dist_sync", "dist_async", "dist_device_sync", "dist_sync_device",
+               "dist_async_device")
 
 
 class KVStoreBase:
@@ -221,6 +227,13 @@ def create(name="local"):
     name = name.lower()
     if name in KVStoreBase.kv_registry:
         return KVStoreBase.kv_registry[name]()
+    if name in _DIST_TYPES:
+        workers = int(os.environ.get("DMLC_NUM_WORKER", "1") or 1)
+        if workers > 1:
+            raise MXNetError("kvstore type %r with DMLC_NUM_WORKER=%d needs multi-process "
+                             "training, which xnd does not support yet; run one process "
+                             "(all its devices) with 'device'" % (name, workers))
+        return KVStore(name)
     if name.startswith("dist") or name in ("horovod", "byteps", "p3"):
         raise MXNetError("kvstore type %r needs multi-process training, which xnd does not "
                          "support yet; use 'local' or 'device' (one process, all its devices)"
