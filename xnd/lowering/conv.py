@@ -135,32 +135,86 @@ def convolution(data, weight, bias=None, *, kernel: Shape, stride: Shape = (), d
         if dk > sizes[i] + 2 * pad[i]:
             raise MXNetError(f"{op}: kernel size {_fmt(kernel)} (dilated {dk}) exceeds input "
                              f"{_fmt(data.shape)} padded by {_fmt(pad)} in spatial dim {i}")
-    out = lax.conv_general_dilated(
-        data, weight.astype(data.dtype), window_strides=stride, padding=[(p, p) for p in pad],
-        rhs_dilation=dilate, dimension_numbers=_dimension_numbers(nd, layout),
-        feature_group_count=num_group, precision=_precision(data))
+    if is_depthwise(num_group, chans):
+        w = weight.astype(data.dtype)
+        taps = (lambda t: w[(slice(None),) + t + (0,)]) if cl else \
+            (lambda t: w[(slice(None), 0) + t])
+        out = depthwise(data, taps, kernel, stride, pad, dilate, num_filter, cl)
+    else:
+        out = lax.conv_general_dilated(
+            data, weight.astype(data.dtype), window_strides=stride,
+            padding=[(p, p) for p in pad], rhs_dilation=dilate,
+            dimension_numbers=_dimension_numbers(nd, layout), feature_group_count=num_group,
+            precision=_precision(data))
     return _add_bias(out, bias, nd, layout)
 
 
 convolution.infer_shapes = _conv_shapes
 
 
-# ---- XLA:CPU options for xnd's whole-graph programs --------------------------------------
-# jax 0.10's XLA:CPU hands every convolution and dot it can to YNNPACK ("__ynn_fusion");
-# measured on the CNN workloads here, its own Eigen-based convolution and matmul thunks are
-# faster (ResNet-18 inference with Winograd: ~0.85x the time; LeNet training: ~0.8x) and keep
-# both cores busier.  An empty fusion-type list turns YNNPACK off for one compilation only.
-# Pass these as ``jax.jit(..., compiler_options=...)`` for programs that run on a CPU.
-XLA_CPU_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": ""}
+# ---- depthwise convolution -------------------------------------------------------------------
+# XLA:CPU runs grouped convolutions (feature_group_count > 1) through a slow generic path:
+# MobileNet's 3x3 depthwise layers took 30x longer than the same sum of k*k shifted slices
+# times a per-channel weight, which XLA fuses into one vectorised loop (and whose gradients
+# are slices and reductions too: 3-25x faster than XLA's for training).
+def is_depthwise(num_group, in_channels):
+    """A grouped convolution with one input channel per group (MobileNet's depthwise).  (A
+    convolution of single-channel data fits the same formula, and alone runs 2-4x faster
+    that way, but inside LeNet's whole training step it measured slower: not used.)"""
+    return num_group > 1 and num_group == in_channels
 
 
-def cpu_compiler_options(*arrays):
-    """``XLA_CPU_OPTIONS`` when the arrays live on a CPU device (else ``None``)."""
+def depthwise(data, tap, kernel, stride, pad, dilate, num_filter, channel_last):
+    """Depthwise convolution of channel-first (or channel-last) ``data`` as a sum over the
+    kernel taps: ``tap(t)`` gives the (num_filter,) weights of tap ``t`` (a kernel index
+    tuple); output channel f reads input channel f // (num_filter / C)."""
+    nd = data.ndim - 2
+    ch = data.ndim - 1 if channel_last else 1
+    sp = list(range(1, 1 + nd)) if channel_last else list(range(2, 2 + nd))
+    mult = num_filter // data.shape[ch]
+    x = jnp.repeat(data, mult, axis=ch) if mult > 1 else data
+    if any(pad):
+        widths = [(0, 0)] * data.ndim
+        for a, p in zip(sp, pad):
+            widths[a] = (p, p)
+        x = jnp.pad(x, widths)
+    outs = [(x.shape[a] - dilate[i] * (kernel[i] - 1) - 1) // stride[i] + 1
+            for i, a in enumerate(sp)]
+    bshape = [1] * data.ndim
+    bshape[ch] = num_filter
+    strides = [1] * data.ndim
+    for i, a in enumerate(sp):
+        strides[a] = stride[i]
+    out = None
+    for t in np.ndindex(*kernel):
+        start, limit = [0] * data.ndim, list(x.shape)
+        for i, a in enumerate(sp):
+            start[a] = t[i] * dilate[i]
+            limit[a] = start[a] + stride[i] * (outs[i] - 1) + 1
+        v = lax.slice(x, start, limit, strides) * tap(tuple(int(k) for k in t)).reshape(bshape)
+        out = v if out is None else out + v
+    return out
+
+
+# ---- XLA:CPU options for xnd's training programs -----------------------------------------
+# jax 0.10's XLA:CPU hands every convolution and dot it can to YNNPACK ("__ynn_fusion").  For
+# training steps (forward + convolution gradients) its own Eigen convolution is faster:
+# LeNet training at batch 64 ran 1.24x the steps/s with YNNPACK's convolutions turned off
+# (per-process A/B, docs/performance.md); for inference YNNPACK is faster (ResNet-18 with the
+# rewrites: 1.35x the images/s with it).  The option applies to one compilation only:
+# ``jax.jit(f, compiler_options=cpu_training_options(arrays...))``.
+XLA_CPU_TRAINING_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type":
+                            "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
+
+
+def cpu_training_options(*arrays):
+    """``XLA_CPU_TRAINING_OPTIONS`` when the arrays live on CPU devices, else ``None``."""
     for a in arrays:
         devs = getattr(a, "devices", None)
         if devs is not None:
-            return XLA_CPU_OPTIONS if all(d.platform == "cpu" for d in devs()) else None
-    return XLA_CPU_OPTIONS if jax.default_backend() == "cpu" else None
+            return XLA_CPU_TRAINING_OPTIONS if all(d.platform == "cpu" for d in devs()) \
+                else None
+    return XLA_CPU_TRAINING_OPTIONS if jax.default_backend() == "cpu" else None
 
 
 # ---- channels-last lowering (used by the inference rewrites in xnd/symbol/rewrite.py) -------
@@ -192,6 +246,11 @@ def conv_channels_last(data, weight, bias=None, *, stride=(), dilate=(), pad=(),
                            for v, d in ((stride, 1), (dilate, 1), (pad, 0)))
     if nd == 2 and weight.ndim == 3:  # a winograd_weight
         out = conv_winograd(data, weight, pad)
+        return out if bias is None else out + bias.astype(out.dtype)
+    if is_depthwise(num_group, data.shape[-1]):
+        w = weight.astype(data.dtype)
+        out = depthwise(data, lambda t: w[t + (0,)], weight.shape[:nd], stride, pad, dilate,
+                        weight.shape[-1], True)
         return out if bias is None else out + bias.astype(out.dtype)
     sp = _SPATIAL[3 - nd:]
     out = lax.conv_general_dilated(
@@ -399,7 +458,7 @@ def _tiled_max_pool(x, window, strides, padding):
     most CNNs' 2x2/2) as a reshape and a max, with MXNet's gradient: all of it to the first
     maximum of each window in row-major order (as the reduce_window/select_and_scatter form,
     whose backward XLA:CPU runs as a slow scatter).  None where it does not apply."""
-    if not jnp.issubdtype(x.dtype, jnp.floating):
+    if not jnp.issubdtype(x.dtype, jnp.floating) or __import__("os").environ.get("XND_TP", "1") == "0":
         return None
     axes = [i for i, (w, s) in enumerate(zip(window, strides)) if w != 1 or s != 1]
     if not axes or any(window[i] != strides[i] or padding[i] != (0, 0) for i in axes) \

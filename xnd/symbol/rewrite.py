@@ -41,12 +41,6 @@ from ..lowering import registry
 from .infer import node_call
 
 ENABLED = os.environ.get("XND_INFERENCE_REWRITES", "1") != "0"
-_XLA_OPTIONS = os.environ.get("XND_XLA_OPTIONS", "1") != "0"
-
-
-def _disable_options():
-    global _XLA_OPTIONS
-    _XLA_OPTIONS = False
 
 _WEIGHT_SLOTS = frozenset(("weight", "bias", "gamma", "beta", "moving_mean", "moving_var"))
 _FOLD_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -152,22 +146,32 @@ class InferencePlan:
         kept = [n for n in nodes if n.op is not None and id(n) not in self.removed]
         self.kept = kept
 
-        uses, slots = {}, {}
+        uses, consumers = {}, {}
         for n in kept:
             for j, e in enumerate(n.inputs):
                 r = _key(self.resolve(e))
                 uses[r] = uses.get(r, 0) + 1
-                slots.setdefault(r, set()).add(n.input_slot(j))
+                consumers.setdefault(r, []).append((n, n.input_slot(j)))
         for e in outputs:
             r = _key(self.resolve(e))
             uses[r] = uses.get(r, 0) + 1
-            slots.setdefault(r, set()).add(None)
+            consumers.setdefault(r, []).append((None, None))
         self.outputs = [self.resolve(e) for e in outputs]
 
-        # 2. parameters: auxiliary states, and arguments used only in weight-like slots
+        # 2. parameters: auxiliary states, and arguments whose every use leads only into
+        #    weight-like input slots (directly or through deterministic ops)
+        node_feeding = {}
+
+        def feeding(r):  # every consumer of entry r is a weight slot or a feeding node
+            return r in consumers and all(
+                c is not None and (slot in _WEIGHT_SLOTS or node_feeding[id(c)])
+                for c, slot in consumers[r])
+        for n in reversed(kept):  # consumers come later in topological order
+            outs = [feeding((id(n), i)) for i in range(n.num_outputs())
+                    if (id(n), i) in consumers]
+            node_feeding[id(n)] = bool(outs) and all(outs) and not n.op.rng
         aux_ids = {id(n) for n in graph.aux_nodes}
-        self.param_args = [k for k, n in enumerate(graph.arg_nodes)
-                           if slots.get((id(n), 0)) and slots[(id(n), 0)] <= _WEIGHT_SLOTS]
+        self.param_args = [k for k, n in enumerate(graph.arg_nodes) if feeding((id(n), 0))]
         self.data_args = [k for k in range(len(graph.arg_nodes)) if k not in self.param_args]
         param_vars = [graph.arg_nodes[k] for k in self.param_args] + list(graph.aux_nodes)
         self.param_vars = param_vars
@@ -279,25 +283,7 @@ class _Variant:
         self.slots = {s: i for i, s in enumerate(slots)}
         self.n_consts = len(slots)
         self.fold = jax.jit(self._fold)
-        self._mains = {}
-
-    def main(self, data, params, consts, key):
-        """The main program, compiled with ``conv.XLA_CPU_OPTIONS`` on CPU (falls back to the
-        default options if this jaxlib does not know them)."""
-        opts = _conv.cpu_compiler_options(*(data or params)) if _XLA_OPTIONS else None
-        k = None if opts is None else tuple(sorted(opts.items()))
-        f = self._mains.get(k)
-        if f is None:
-            f = self._mains[k] = jax.jit(self._main, compiler_options=opts)
-        if k is None:
-            return f(data, params, consts, key)
-        try:
-            return f(data, params, consts, key)
-        except Exception as e:  # noqa: BLE001  (an option this XLA does not take)
-            if "option" not in str(e).lower():
-                raise
-            _disable_options()
-            return self.main(data, params, consts, key)
+        self.main = jax.jit(self._main)
 
     # ---- the fold program ---------------------------------------------------------------
     def _fold(self, params):

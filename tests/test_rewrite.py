@@ -1,0 +1,204 @@
+"""Inference rewrites (xnd/symbol/rewrite.py): the rewritten graph gives the un-rewritten
+graph's numbers (rtol 1e-4) for random weights, random BatchNorm statistics and odd shapes.
+
+The reference is ``GraphFunction.forward(args, aux, key, False)``: the plain evaluation of
+every node, which ``Executor.forward(is_train=False)`` ran before the rewrites.
+"""
+import numpy as np
+import pytest
+
+import xnd as mx
+from xnd.symbol import rewrite
+
+RTOL = 1e-4
+sym = mx.sym
+
+
+def _bind(net, rng, dtype="float32", **shapes):
+    exe = net.simple_bind(mx.cpu(), grad_req="null", type_dict={k: dtype for k in shapes},
+                          **shapes)
+    for name, a in exe.arg_dict.items():
+        scale = 1.0 if name in shapes else 0.5
+        a[:] = (rng.standard_normal(a.shape) * scale).astype(dtype)
+    for name, a in exe.aux_dict.items():
+        if name.endswith("moving_var"):
+            a[:] = rng.uniform(0.3, 2.0, a.shape).astype(dtype)
+        else:
+            a[:] = (rng.standard_normal(a.shape) * 0.3).astype(dtype)
+    return exe
+
+
+def _reference(exe):
+    g = exe._graph
+    outs, _ = g.forward(exe._values(exe.arg_arrays), exe._values(exe.aux_arrays), exe._key,
+                        False)
+    return [np.asarray(o) for o in outs]
+
+
+def _check(exe, rtol=RTOL):
+    got = [o.asnumpy() for o in exe.forward(is_train=False)]
+    ref = _reference(exe)
+    assert len(got) == len(ref)
+    for a, b in zip(got, ref):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        np.testing.assert_allclose(a64, b64, rtol=rtol, atol=rtol * max(1.0, np.abs(b64).max()))
+    return exe._graph.inference_plan()
+
+
+def _conv_bn(x, name, f, k, s=1, p=0, d=1, g=1, bias=False, fix_gamma=False, relu=True):
+    nd = 2
+    x = sym.Convolution(x, kernel=(k,) * nd, stride=(s,) * nd, pad=(p,) * nd,
+                        dilate=(d,) * nd, num_group=g, num_filter=f, no_bias=not bias,
+                        name=name)
+    x = sym.BatchNorm(x, fix_gamma=fix_gamma, eps=1e-3, name=name + "_bn")
+    return sym.Activation(x, act_type="relu") if relu else x
+
+
+def test_resnet_like_block_odd_shapes():
+    """stride 2 + padding, groups + dilation, Winograd 3x3, residual add, pooling, FC."""
+    rng = np.random.default_rng(0)
+    x = sym.Variable("data")
+    y = _conv_bn(x, "c0", 16, 3, s=2, p=1, bias=True)                     # bias + BN folded
+    y = sym.Pooling(y, kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="max")
+    z = _conv_bn(y, "c1", 16, 3, p=2, d=2, g=4)                           # groups, dilation
+    z = _conv_bn(z, "c2", 16, 3, p=1, relu=False, fix_gamma=True)         # Winograd, fix_gamma
+    y = sym.Activation(z + y, act_type="relu")
+    y = sym.Pooling(y, kernel=(1, 1), global_pool=True, pool_type="avg")
+    y = sym.FullyConnected(sym.Flatten(y), num_hidden=7, name="fc")
+    y = sym.Dropout(y, p=0.3)
+    net = sym.SoftmaxOutput(y, name="softmax")
+    exe = _bind(net, rng, data=(3, 5, 19, 17))
+    plan = _check(exe)
+    assert len(plan.bn_pairs) == 3 and len(plan.convs) == 3
+    assert len(plan.removed) == 1                                        # the Dropout
+    assert exe._fold_state.variant.folded                                 # float32: folded
+
+
+def test_channels_last_concat_broadcast_and_batchnorm_not_folded():
+    """BatchNorm after a pooling (no conv to fold into) runs channels-last; an SE-style
+    broadcast multiply by (N, C, 1, 1); Concat on channels; two outputs."""
+    rng = np.random.default_rng(1)
+    x = sym.Variable("data")
+    a = sym.Convolution(x, kernel=(3, 3), pad=(1, 1), num_filter=8, name="a")
+    b = sym.Convolution(x, kernel=(1, 1), num_filter=8, no_bias=True, name="b")
+    c = sym.Concat(a, b, dim=1)
+    c = sym.BatchNorm(sym.Pooling(c, kernel=(2, 2), stride=(2, 2), pool_type="avg"),
+                      fix_gamma=False, name="bn")
+    s = sym.Pooling(c, kernel=(1, 1), global_pool=True, pool_type="avg")
+    s = sym.Activation(s, act_type="sigmoid")
+    out = sym.broadcast_mul(c, s)
+    net = sym.Group([sym.LeakyReLU(out, act_type="leaky", slope=0.1), sym.Flatten(a)])
+    exe = _bind(net, rng, data=(2, 3, 9, 11))
+    plan = _check(exe)
+    assert not plan.bn_pairs
+
+
+def test_batchnorm_not_folded_where_the_convolution_output_is_also_used():
+    rng = np.random.default_rng(2)
+    x = sym.Variable("data")
+    c = sym.Convolution(x, kernel=(3, 3), num_filter=4, name="c")
+    bn = sym.BatchNorm(c, fix_gamma=False, name="bn")
+    exe = _bind(sym.Group([bn, c * 2]), rng, data=(2, 3, 7, 7))
+    assert not _check(exe).bn_pairs
+    # output_mean_var: the statistics are outputs, nothing to fold
+    bn2 = sym.BatchNorm(sym.Convolution(x, kernel=(1, 1), num_filter=4, name="c2"),
+                        output_mean_var=True, name="bn2")
+    exe = _bind(bn2, rng, data=(2, 3, 5, 5))
+    assert not _check(exe).bn_pairs
+
+
+def test_user_channel_last_layout_and_other_ranks():
+    rng = np.random.default_rng(3)
+    x = sym.Variable("data")
+    y = sym.Convolution(x, kernel=(3, 3), pad=(1, 1), num_filter=16, layout="NHWC", name="c")
+    y = sym.BatchNorm(y, axis=3, fix_gamma=False, name="bn")                 # folded (axis 3)
+    exe = _bind(sym.Activation(y, act_type="relu"), rng, data=(2, 6, 5, 16))
+    assert len(_check(exe).bn_pairs) == 1
+    z = sym.Variable("data")
+    z = sym.Convolution(z, kernel=(3,), stride=(2,), pad=(1,), num_filter=6, name="c1d")
+    z = sym.BatchNorm(z, fix_gamma=False, name="bn1d")
+    z = sym.Pooling(z, kernel=(2,), stride=(2,), pool_type="max")
+    exe = _bind(z, rng, data=(2, 4, 15))
+    assert len(_check(exe).bn_pairs) == 1
+    v = sym.Variable("data")
+    v = sym.Convolution(v, kernel=(3, 3, 3), pad=(1, 0, 1), num_filter=4, name="c3d")
+    v = sym.BatchNorm(v, fix_gamma=False, name="bn3d")
+    exe = _bind(sym.Activation(v, act_type="tanh"), rng, data=(1, 3, 5, 6, 7))
+    assert len(_check(exe).bn_pairs) == 1
+
+
+def test_constant_folding_identities_and_random_ops():
+    """A weight computed from parameters (folded once), BlockGrad/_copy identities, and a
+    Dropout(mode='always') that stays random with the same draw as the plain graph."""
+    rng = np.random.default_rng(4)
+    x = sym.Variable("data")
+    w = sym.Variable("w")
+    wt = sym.BlockGrad(w * 0.5 + 1.0)
+    y = sym.Convolution(x, weight=wt, kernel=(3, 3), num_filter=4, no_bias=True, name="c")
+    y = sym.identity(y)
+    y = sym.Dropout(y, p=0.5, mode="always")
+    exe = _bind(y, rng, data=(2, 3, 6, 6), w=(4, 3, 3, 3))
+    plan = _check(exe)
+    assert plan.param_nodes and len(plan.convs) == 1
+    assert len(plan.removed) == 2                                        # BlockGrad, identity
+
+
+def test_refold_when_parameters_or_statistics_change():
+    rng = np.random.default_rng(5)
+    x = sym.Variable("data")
+    net = _conv_bn(x, "c", 16, 3, p=1, bias=True)
+    exe = _bind(net, rng, data=(2, 16, 6, 6))
+    _check(exe)
+    state = exe._fold_state
+    consts = state.consts
+    exe.forward(is_train=False)
+    assert state.consts is consts                                        # same params: no refold
+    exe.forward(is_train=False, data=rng.standard_normal((2, 16, 6, 6)))  # new data: no refold
+    assert state.consts is consts
+    exe.arg_dict["c_weight"][:] = rng.standard_normal((16, 16, 3, 3))
+    _check(exe)
+    assert state.consts is not consts
+    consts = state.consts
+    exe.aux_dict["c_bn_moving_var"][:] = rng.uniform(0.1, 3.0, 16)
+    _check(exe)
+    assert state.consts is not consts
+    exe.copy_params_from({"c_bn_gamma": mx.nd.array(rng.standard_normal(16))})
+    _check(exe)
+
+
+def test_float64_graph_and_disabled_rewrites(monkeypatch):
+    rng = np.random.default_rng(6)
+    x = sym.Variable("data")
+    net = _conv_bn(x, "c", 16, 3, p=1)
+    exe = _bind(net, rng, dtype="float64", data=(1, 16, 5, 5))
+    _check(exe, rtol=1e-10)
+    monkeypatch.setattr(rewrite, "ENABLED", False)
+    exe2 = _bind(net, rng, data=(1, 16, 5, 5))
+    exe2.forward(is_train=False)
+    assert exe2._fold_state is None
+
+
+def test_training_forward_is_not_rewritten():
+    rng = np.random.default_rng(7)
+    x = sym.Variable("data")
+    net = _conv_bn(x, "c", 4, 3, p=1)
+    exe = _bind(net, rng, data=(4, 3, 5, 5))
+    out = exe.forward(is_train=True)[0].asnumpy()
+    g = exe._graph
+    ref, _ = g.forward(exe._values(exe.arg_arrays), exe._values(exe.aux_arrays), exe._key, True)
+    np.testing.assert_allclose(out, np.asarray(ref[0]), rtol=1e-6, atol=1e-6)
+    assert exe._fold_state is None
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+def test_reshaped_executor_shares_the_plan(batch):
+    rng = np.random.default_rng(8)
+    x = sym.Variable("data")
+    net = sym.FullyConnected(sym.Flatten(_conv_bn(x, "c", 16, 3, p=1)), num_hidden=3,
+                             name="fc")
+    exe = _bind(net, rng, data=(2, 16, 6, 6))
+    _check(exe)
+    exe2 = exe.reshape(data=(batch, 16, 6, 6), allow_up_sizing=True)
+    exe2.arg_dict["data"][:] = rng.standard_normal((batch, 16, 6, 6))
+    _check(exe2)
