@@ -37,6 +37,8 @@ CONV_CASES = [
     ((1, 16, 6, 7), 16, (3, 3), (1, 1), (2, 2), (1, 1), 1),       # Winograd, pad 2
     ((2, 3, 17, 15), 5, (7, 7), (2, 2), (3, 3), (1, 1), 1),
     ((2, 8, 6, 6), 4, (1, 1), (2, 2), (0, 0), (1, 1), 1),
+    ((1, 64, 5, 7), 16, (1, 1), (1, 1), (0, 0), (1, 1), 1),       # pointwise as a matmul
+    ((2, 64, 7, 5), 8, (1, 1), (2, 2), (0, 0), (1, 1), 1),        # strided pointwise
     ((2, 4, 11), 6, (3,), (2,), (1,), (1,), 2),                   # 1-D
     ((1, 4, 5, 6, 7), 3, (3, 3, 3), (1, 2, 1), (1, 0, 1), (1, 1, 1), 1),   # 3-D
 ]
@@ -68,6 +70,14 @@ def test_winograd_is_chosen_only_where_it_applies():
     w = jnp.zeros((32, 16, 3, 3))
     assert C.channels_last_weight(w).shape == (16, 16, 32)            # Winograd kernel
     assert C.channels_last_weight(w, stride=(2, 2)).shape == (3, 3, 16, 32)
+
+
+def test_pointwise_matmul_is_chosen_only_where_it_applies():
+    assert C.use_pointwise_matmul((1, 1), (0, 0), 1, 64)
+    assert not C.use_pointwise_matmul((1, 1), (0, 0), 1, 32)
+    assert not C.use_pointwise_matmul((1, 1), (1, 1), 1, 64)
+    assert not C.use_pointwise_matmul((1, 1), (0, 0), 2, 64)
+    assert not C.use_pointwise_matmul((3, 3), (0, 0), 1, 64)
 
 
 def test_channel_last_layout_weight():

@@ -202,3 +202,14 @@ def test_reshaped_executor_shares_the_plan(batch):
     exe2 = exe.reshape(data=(batch, 16, 6, 6), allow_up_sizing=True)
     exe2.arg_dict["data"][:] = rng.standard_normal((batch, 16, 6, 6))
     _check(exe2)
+
+
+def test_unknown_xla_option_falls_back(monkeypatch):
+    """The main program's CPU compile options are dropped if this XLA does not know them."""
+    from xnd.lowering import conv
+    monkeypatch.setattr(conv, "XLA_CPU_OPTIONS", {"xla_cpu_no_such_option_xnd": True})
+    monkeypatch.setattr(rewrite, "_XLA_OPTIONS", True)
+    rng = np.random.default_rng(9)
+    exe = _bind(_conv_bn(sym.Variable("data"), "c", 4, 3, p=1), rng, data=(1, 3, 5, 5))
+    _check(exe)
+    assert rewrite._XLA_OPTIONS is False

@@ -196,25 +196,26 @@ def depthwise(data, tap, kernel, stride, pad, dilate, num_filter, channel_last):
     return out
 
 
-# ---- XLA:CPU options for xnd's training programs -----------------------------------------
-# jax 0.10's XLA:CPU hands every convolution and dot it can to YNNPACK ("__ynn_fusion").  For
-# training steps (forward + convolution gradients) its own Eigen convolution is faster:
-# LeNet training at batch 64 ran 1.24x the steps/s with YNNPACK's convolutions turned off
-# (per-process A/B, docs/performance.md); for inference YNNPACK is faster (ResNet-18 with the
-# rewrites: 1.35x the images/s with it).  The option applies to one compilation only:
-# ``jax.jit(f, compiler_options=cpu_training_options(arrays...))``.
-XLA_CPU_TRAINING_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type":
-                            "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
+# ---- XLA:CPU options for xnd's programs ---------------------------------------------------
+# jax 0.10's XLA:CPU hands every convolution and dot it can to YNNPACK ("__ynn_fusion").  Its
+# convolutions lose to XLA's own (Eigen) convolution here on everything but ResNet's 7x7 stem:
+# per-process A/B on 2 cores (docs/performance.md), YNNPACK convolutions off made LeNet
+# training 1.24-1.47x the steps/s, and the inference programs of xnd/symbol/rewrite.py
+# 1.06x (ResNet-18) and 1.24x (MobileNet) the images/s on a quiet machine, unchanged with
+# one core busy elsewhere.  Turning YNNPACK off for dots as well (Winograd's batched matmuls
+# and the pointwise convolutions are dots) measured worse.  The option applies to one
+# compilation only: ``jax.jit(f, compiler_options=cpu_compiler_options(arrays...))``.
+XLA_CPU_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
 
 
-def cpu_training_options(*arrays):
-    """``XLA_CPU_TRAINING_OPTIONS`` when the arrays live on CPU devices, else ``None``."""
+def cpu_compiler_options(*arrays):
+    """``XLA_CPU_OPTIONS`` when the arrays live on CPU devices (or, with no arrays, when the
+    default backend is the CPU), else ``None``."""
     for a in arrays:
         devs = getattr(a, "devices", None)
         if devs is not None:
-            return XLA_CPU_TRAINING_OPTIONS if all(d.platform == "cpu" for d in devs()) \
-                else None
-    return XLA_CPU_TRAINING_OPTIONS if jax.default_backend() == "cpu" else None
+            return XLA_CPU_OPTIONS if all(d.platform == "cpu" for d in devs()) else None
+    return XLA_CPU_OPTIONS if jax.default_backend() == "cpu" else None
 
 
 # ---- channels-last lowering (used by the inference rewrites in xnd/symbol/rewrite.py) -------
@@ -251,6 +252,13 @@ def conv_channels_last(data, weight, bias=None, *, stride=(), dilate=(), pad=(),
         w = weight.astype(data.dtype)
         out = depthwise(data, lambda t: w[t + (0,)], weight.shape[:nd], stride, pad, dilate,
                         weight.shape[-1], True)
+        return out if bias is None else out + bias.astype(out.dtype)
+    if use_pointwise_matmul(weight.shape[:nd], pad, num_group, data.shape[-1]):
+        x = data
+        if any(v != 1 for v in stride):
+            x = lax.slice(x, (0,) * x.ndim, x.shape, (1,) + stride + (1,))
+        out = jnp.matmul(x, weight.reshape(weight.shape[-2:]).astype(data.dtype),
+                         precision=_precision(data))
         return out if bias is None else out + bias.astype(out.dtype)
     sp = _SPATIAL[3 - nd:]
     out = lax.conv_general_dilated(
@@ -318,6 +326,17 @@ def conv_winograd(data, u, pad):
     y = jnp.stack([jnp.stack([_lincomb(_WINO_AT[b], s[a]) for b in range(2)], axis=3)
                    for a in range(2)], axis=2)          # (n, th, 2, tw, 2, f)
     return y.reshape(n, 2 * th, 2 * tw, f)[:, :oh, :ow, :]
+
+
+POINTWISE_MIN_CHANNELS = 64
+
+
+def use_pointwise_matmul(kernel, pad, num_group, in_channels):
+    """A 1x1 (unpadded, ungrouped) channels-last convolution as one matmul over the channel
+    axis: XLA:CPU's dot kernels beat its convolution kernel for these (MobileNet's pointwise
+    layers: 1.2-1.9x at 64 channels and more; with fewer channels the dot is slower)."""
+    return (all(k == 1 for k in kernel) and not any(pad) and num_group == 1
+            and in_channels >= POINTWISE_MIN_CHANNELS)
 
 
 def channels_last_layout(ndim):

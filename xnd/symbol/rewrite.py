@@ -41,6 +41,7 @@ from ..lowering import registry
 from .infer import node_call
 
 ENABLED = os.environ.get("XND_INFERENCE_REWRITES", "1") != "0"
+_XLA_OPTIONS = True  # compile the main program with conv.cpu_compiler_options
 
 _WEIGHT_SLOTS = frozenset(("weight", "bias", "gamma", "beta", "moving_mean", "moving_var"))
 _FOLD_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -283,7 +284,26 @@ class _Variant:
         self.slots = {s: i for i, s in enumerate(slots)}
         self.n_consts = len(slots)
         self.fold = jax.jit(self._fold)
-        self.main = jax.jit(self._main)
+        self._mains = {}
+
+    def main(self, data, params, consts, key):
+        """The main program, compiled with ``conv.cpu_compiler_options`` (XLA's own
+        convolution kernels on CPU); without them if this XLA does not take them."""
+        global _XLA_OPTIONS
+        opts = _conv.cpu_compiler_options(*data, *params) if _XLA_OPTIONS else None
+        k = None if opts is None else tuple(sorted(opts.items()))
+        f = self._mains.get(k)
+        if f is None:
+            f = self._mains[k] = jax.jit(self._main, compiler_options=opts)
+        if opts is None:
+            return f(data, params, consts, key)
+        try:
+            return f(data, params, consts, key)
+        except Exception as e:  # noqa: BLE001  (an option unknown to this jaxlib's XLA)
+            if "option" not in str(e):
+                raise
+            _XLA_OPTIONS = False
+            return self.main(data, params, consts, key)
 
     # ---- the fold program ---------------------------------------------------------------
     def _fold(self, params):
