@@ -14,4 +14,5 @@
 The returned dict may hold a float "check" (a checksum of the result, computed after the
 final wait) that the runner compares across implementations.
 """
-NAMES = ["eager_small_ops", "chained_dot", "out_inplace", "lenet_eager", "resnet18_infer", "lenet_train"]
+NAMES = ["eager_small_ops", "chained_dot", "out_inplace", "lenet_eager", "resnet18_infer", "lenet_train",
+         "zoo_resnet18_v1", "zoo_mobilenet1_0"]

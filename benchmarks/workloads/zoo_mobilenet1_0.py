@@ -1,16 +1,11 @@
 """Model-zoo mobilenet1.0 inference, batch 8, 3x224x224: Gluon hybridized and symbol
 executor, images/s (report only; see _zoo.py)."""
-import sys
-
 from . import _zoo
 from ._zoo import CHECKS, GOAL, METRICS, bn_kinds, metrics  # noqa: F401
 
 N, N_QUICK = 10, 1                # batches
 WARMUP = 1
 NAME = "mobilenet1.0"
-QUICK = "--quick" in sys.argv     # smoke run: batch 1 at 64x64
-if QUICK:
-    _zoo.BATCH, _zoo.SIZE = 1, 64
 DW = [32, 64, 128, 128, 256, 256, 512, 512, 512, 512, 512, 512, 1024]
 PW = [64, 128, 128, 256, 256, 512, 512, 512, 512, 512, 512, 1024, 1024]
 STRIDES = [1, 2, 1, 2, 1, 2, 1, 1, 1, 1, 1, 2, 1]

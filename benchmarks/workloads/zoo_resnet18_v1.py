@@ -1,16 +1,11 @@
 """Model-zoo resnet18_v1 inference, batch 8, 3x224x224: Gluon hybridized and symbol
 executor, images/s (report only; see _zoo.py)."""
-import sys
-
 from . import _zoo
 from ._zoo import CHECKS, GOAL, METRICS, bn_kinds, metrics  # noqa: F401
 
 N, N_QUICK = 8, 1                 # batches
 WARMUP = 1
 NAME = "resnet18_v1"
-QUICK = "--quick" in sys.argv     # smoke run: batch 1 at 64x64
-if QUICK:
-    _zoo.BATCH, _zoo.SIZE = 1, 64
 STAGES = ((64, 1), (128, 2), (256, 2), (512, 2))     # (channels, stride of the first block)
 
 

@@ -477,7 +477,7 @@ def _tiled_max_pool(x, window, strides, padding):
     most CNNs' 2x2/2) as a reshape and a max, with MXNet's gradient: all of it to the first
     maximum of each window in row-major order (as the reduce_window/select_and_scatter form,
     whose backward XLA:CPU runs as a slow scatter).  None where it does not apply."""
-    if not jnp.issubdtype(x.dtype, jnp.floating) or __import__("os").environ.get("XND_TP", "1") == "0":
+    if not jnp.issubdtype(x.dtype, jnp.floating):
         return None
     axes = [i for i, (w, s) in enumerate(zip(window, strides)) if w != 1 or s != 1]
     if not axes or any(window[i] != strides[i] or padding[i] != (0, 0) for i in axes) \

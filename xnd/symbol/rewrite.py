@@ -23,7 +23,11 @@ A bound graph evaluated for inference is split in two jitted programs:
     channels-last values stay channels-last, so a chain of them is transposed once where
     it starts (the data) and once where it ends (Flatten, FullyConnected, the outputs),
     not around every convolution.  Bias add and ReLU after a convolution are elementwise
-    ops that XLA fuses into one pass over the convolution's output.
+    ops that XLA fuses into one pass over the convolution's output;
+  - the convolution algorithm picked by ``xnd.lowering.conv`` for the kernel the fold
+    program prepared: Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions (kernel
+    transformed once per parameter version), shifted slices for depthwise ones, XLA's
+    convolution otherwise.
 
 Every rewrite keeps the un-rewritten graph's numbers within float32 rounding
 (tests/test_rewrite.py).  ``XND_INFERENCE_REWRITES=0`` turns the rewrites off.
