@@ -34,6 +34,7 @@ import numpy as np
 
 from ..base import MXNetError
 from ..ndarray import STATE, _wrap
+from ..lowering import xla_options
 from .tape import ExtNode, OpNode, grad_req, live_entry, var_entry
 
 NOT_IN_GRAPH_MSG = ("Cannot differentiate node because it is not in a computational graph. You need "
@@ -297,7 +298,7 @@ def _jitted(plan, mode):
                 STATS["traces"] += 1
                 grads, aux = pure(ext_vals, dyn_vals, head_grads)
                 return [g if o is None else o + g.astype(o.dtype) for g, o in zip(grads, olds)], aux
-        f = _JITTED[(plan, mode)] = jax.jit(run)
+        f = _JITTED[(plan, mode)] = xla_options.jit(run)
         STATS["plans"] += 1
     return f
 

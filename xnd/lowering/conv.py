@@ -196,42 +196,22 @@ def depthwise(data, tap, kernel, stride, pad, dilate, num_filter, channel_last):
     return out
 
 
-# ---- XLA:CPU options for xnd's programs ---------------------------------------------------
-# jax 0.10's XLA:CPU hands every convolution and dot it can to YNNPACK ("__ynn_fusion").  Its
-# convolutions lose to XLA's own (Eigen) convolution here on everything but ResNet's 7x7 stem:
-# per-process A/B on 2 cores (docs/performance.md), YNNPACK convolutions off made LeNet
-# training 1.24-1.47x the steps/s, and the inference programs of xnd/symbol/rewrite.py
-# 1.06x (ResNet-18) and 1.24x (MobileNet) the images/s on a quiet machine, unchanged with
-# one core busy elsewhere.  Turning YNNPACK off for dots as well (Winograd's batched matmuls
-# and the pointwise convolutions are dots) measured worse.  The option applies to one
-# compilation only: ``jax.jit(f, compiler_options=cpu_compiler_options(arrays...))``.
-XLA_CPU_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
-
-
-def cpu_compiler_options(*arrays):
-    """``XLA_CPU_OPTIONS`` when the arrays live on CPU devices (or, with no arrays, when the
-    default backend is the CPU), else ``None``."""
-    for a in arrays:
-        devs = getattr(a, "devices", None)
-        if devs is not None:
-            return XLA_CPU_OPTIONS if all(d.platform == "cpu" for d in devs()) else None
-    return XLA_CPU_OPTIONS if jax.default_backend() == "cpu" else None
-
-
 # ---- channels-last lowering (used by the inference rewrites in xnd/symbol/rewrite.py) -------
 # XLA:CPU (jax 0.10) runs every convolution as an NHWC/HWIO kernel (YNNPACK): a channel-first
 # convolution is lowered to transpose(data) -> transpose(weight) -> conv -> transpose(out), per
 # op and per call.  A chain of convolutions, pooling and elementwise ops kept channel-last, with
 # weights stored spatial-first (HWIO) once per parameter version, pays none of those.
-def channels_last_weight(weight, layout=None, stride=(), dilate=(), num_group=1):
+def channels_last_weight(weight, layout=None, stride=(), dilate=(), num_group=1, winograd=True):
     """A Convolution weight, (F, C/g, *k) or channel-last (F, *k, C/g), as the kernel that
-    ``conv_channels_last`` takes: (*k, C/g, F), or (16, C, F) where Winograd applies."""
+    ``conv_channels_last`` takes: (*k, C/g, F), or (16, C, F) where Winograd applies (and
+    ``winograd``: inference, where the transform runs once per parameter version)."""
     nd = weight.ndim - 2
     if _channel_last(layout):
         w = jnp.transpose(weight, tuple(range(1, 1 + nd)) + (nd + 1, 0))
     else:
         w = jnp.transpose(weight, tuple(range(2, 2 + nd)) + (1, 0))
-    if use_winograd(w.shape[:nd], stride, dilate, num_group, w.shape[-2], w.shape[-1], w.dtype):
+    if winograd and use_winograd(w.shape[:nd], stride, dilate, num_group, w.shape[-2],
+                                 w.shape[-1], w.dtype):
         return winograd_weight(w)
     return w
 

@@ -19,6 +19,7 @@ import jax
 
 from ..base import MXNetError
 from .attrs import REQUIRED, Param, parse_value
+from . import xla_options
 
 _OPS = {}
 
@@ -159,10 +160,11 @@ class Op:
             return fn(*inputs, **static, **dict(zip(dyn, args[len(inputs):])))
         kern.__name__ = self.name
         if donate is None:
-            return jax.jit(kern)
+            return xla_options.jit(kern)
         if donate == "old":  # out= target that the op does not read: donate it, keep it alive
-            return jax.jit(lambda old, *args: kern(*args), donate_argnums=0, keep_unused=True)
-        return jax.jit(kern, donate_argnums=donate)
+            return xla_options.jit(lambda old, *args: kern(*args), donate_argnums=0,
+                                   keep_unused=True)
+        return xla_options.jit(kern, donate_argnums=donate)
 
 
 _ANY_SHAPE = {"_view_read", "_view_write", "_getitem", "_setitem"}  # internal: 0-d values ok

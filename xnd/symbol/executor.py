@@ -14,8 +14,11 @@ import numpy as np
 from ..ndarray import NDArray, _wrap
 from ..base import MXNetError
 from ..context import Context
+from ..lowering import conv as _conv
+from ..lowering import xla_options
 from . import rewrite as _rewrite
-from .infer import node_call
+from . import layout as _layout
+from .infer import eval_node, node_call
 from .symbol import aux_nodes, topo
 
 _COMPILED = {}  # (graph json, differentiated argument mask) -> GraphFunction
@@ -31,9 +34,11 @@ class GraphFunction:
         self.arg_nodes = [n for n in self.nodes if n.op is None and id(n) not in aux]
         self.aux_nodes = [n for n in self.nodes if n.op is None and id(n) in aux]
         self._calls = {}
-        self.forward = jax.jit(self._run, static_argnums=3)
+        self.forward = xla_options.jit(self._run, static_argnums=3)
         self._fwd_bwd = {}
         self._plan = None
+        self._channels_last = _layout.ENABLED and any(
+            _layout.channel_first_conv(n) for n in self.nodes)
 
     def inference_plan(self):
         """The inference rewrites of this graph (``xnd.symbol.rewrite``): its ``run(args, aux,
@@ -50,33 +55,53 @@ class GraphFunction:
         return calls
 
     def _run(self, args, aux, key, is_train):
-        env = {}
+        env = _layout.Env()
         for n, v in zip(self.arg_nodes, args):
-            env[id(n)] = [v]
+            env.set((n, 0), v)
         for n, v in zip(self.aux_nodes, aux):
-            env[id(n)] = [v]
+            env.set((n, 0), v)
         aux_pos = {id(n): i for i, n in enumerate(self.aux_nodes)}
         new_aux = list(aux)
         calls = self._node_calls(is_train)
+        conv_weight = self._conv_weight(env) if self._channels_last else (lambda n, ins: None)
         for k, n in enumerate(self.nodes):
             if n.op is None:
                 continue
-            ins = [env[id(src)][i] for src, i in n.inputs]
-            if n.op.rng:
-                ins.append(jnp.stack([key[0], key[1] * 65599 + k]).astype(jnp.uint32))
-            res = calls[id(n)](*ins)
-            res = list(res) if isinstance(res, (tuple, list)) else [res]
-            env[id(n)] = res
+            res = _layout.eval_node(n, n.inputs, env, is_train, conv_weight) \
+                if self._channels_last else None
+            if res is None:
+                ins = [env.get(e) for e in n.inputs]
+                if n.op.rng:
+                    ins.append(jnp.stack([key[0], key[1] * 65599 + k]).astype(jnp.uint32))
+                out = calls[id(n)](*ins)
+                res = [(v, False) for v in (list(out) if isinstance(out, (tuple, list))
+                                            else [out])]
+            for i, (v, cl) in enumerate(res):
+                env.set((n, i), v, cl)
             if is_train and n.op.aux_update is not None:
                 attrs = dict(n.params(), is_train=True) if n.op.train else n.params()
-                updated = n.op.aux_update(attrs, ins, res)  # new values in op.aux order
+                ins = [env.get(e) for e in n.inputs]
+                updated = n.op.aux_update(attrs, ins, [v for v, _ in res])  # in op.aux order
                 for j, (src, _) in enumerate(n.inputs):
                     slot = n.input_slot(j)
                     if slot in n.op.aux and id(src) in aux_pos:
                         v = updated[n.op.aux.index(slot)]
                         new_aux[aux_pos[id(src)]] = v.astype(ins[j].dtype)
-        outs = [env[id(n)][i] for n, i in self.sym._outputs]
+        outs = [env.get(e) for e in self.sym._outputs]
         return outs, new_aux
+
+    def _conv_weight(self, env):
+        """Channels-last kernels of the graph's convolutions, laid out inside the program
+        (``xnd.symbol.layout``); the node's own checks run on the channel-first shapes."""
+        def conv_weight(n, ins):
+            vals = [env.vals[_layout.key(e)] for e in ins]
+            shapes = [jax.ShapeDtypeStruct(_cf_shape(v, cl), v.dtype) for v, cl in vals]
+            eval_node(n, shapes)
+            a = n.params()
+            w = env.get(ins[1])
+            kernel = _conv.channels_last_weight(w, a.get("layout"), winograd=False)
+            return kernel, env.get(ins[2]) if len(ins) > 2 else None
+        return conv_weight
 
     def forward_backward(self, diff_mask):
         """jit of (args, aux, key, head_grads) -> (outputs, new aux, grads of masked args)."""
@@ -93,8 +118,12 @@ class GraphFunction:
                          for o, h in zip(outs, head_grads)]
                 (grads,) = vjp(heads)
                 return outs, new_aux, grads
-            f = self._fwd_bwd[diff_mask] = jax.jit(fb)
+            f = self._fwd_bwd[diff_mask] = xla_options.jit(fb)
         return f
+
+
+def _cf_shape(v, cl):
+    return (v.shape[0], v.shape[-1]) + v.shape[1:-1] if cl else v.shape
 
 
 def graph_function(sym):

@@ -18,12 +18,8 @@ A bound graph evaluated for inference is split in two jitted programs:
   - ``Convolution -> BatchNorm`` as one convolution with folded weights and bias
     (``W' = W s``, ``b' = (b - mean) s + beta``, ``s = gamma / sqrt(moving_var + eps)``):
     what MXNet's oneDNN subgraph backend does for inference, so its numbers are these;
-  - a channels-last internal layout: convolutions run NHWC/HWIO (XLA:CPU's native
-    convolution layout), and pooling, BatchNorm, Concat and elementwise ops that consume
-    channels-last values stay channels-last, so a chain of them is transposed once where
-    it starts (the data) and once where it ends (Flatten, FullyConnected, the outputs),
-    not around every convolution.  Bias add and ReLU after a convolution are elementwise
-    ops that XLA fuses into one pass over the convolution's output;
+  - the channels-last internal layout of ``xnd.symbol.layout`` (as in training), with
+    bias add and ReLU after a convolution fused by XLA into one pass over its output;
   - the convolution algorithm picked by ``xnd.lowering.conv`` for the kernel the fold
     program prepared: Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions (kernel
     transformed once per parameter version), shifted slices for depthwise ones, XLA's
@@ -40,43 +36,16 @@ import numpy as np
 from jax import lax
 
 from ..lowering import conv as _conv
-from ..lowering import elemwise as _elemwise
-from ..lowering import registry
-from .infer import node_call
+from ..lowering import registry, xla_options
+from . import layout as _layout
 
 ENABLED = os.environ.get("XND_INFERENCE_REWRITES", "1") != "0"
-_XLA_OPTIONS = True  # compile the main program with conv.cpu_compiler_options
 
 _WEIGHT_SLOTS = frozenset(("weight", "bias", "gamma", "beta", "moving_mean", "moving_var"))
 _FOLD_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _canonical(names):
-    return frozenset(registry.get(n).name for n in names if registry.exists(n))
-
-
-def _op_sets():
-    unary = set()
-    for table in (_elemwise.UNARY_FLOAT, _elemwise.UNARY_ANY):
-        for names in table:
-            unary.update(names)
-    binary, bcast = set(), set()
-    for same, bc, scalar in _elemwise._NAMES.values():
-        binary.update(same)
-        bcast.update(bc)
-        unary.add(scalar)
-    unary.update(f"_{r}_scalar" for r in _elemwise._REVERSED.values())
-    unary.update(("Activation", "clip", "Cast", "_copy"))
-    binary.update(("add_n",))
-    return _canonical(unary), _canonical(binary), _canonical(bcast)
-
-
-_UNARY, _BINARY, _BROADCAST = _op_sets()
-_LEAKY_ELEMENTWISE = ("leaky", "elu", "selu", "gelu")
-
-
-def _key(entry):
-    return (id(entry[0]), entry[1])
+_key = _layout.key
 
 
 def _is_identity(node):
@@ -87,14 +56,6 @@ def _is_identity(node):
         a = node.params()
         return a["mode"] == "training" or a["p"] <= 0
     return False
-
-
-def _channels_last(x):
-    return jnp.moveaxis(x, 1, -1)
-
-
-def _channels_first(x):
-    return jnp.moveaxis(x, -1, 1)
 
 
 def fold_batchnorm(weight, bias, gamma, beta, moving_mean, moving_var, *, eps, fix_gamma):
@@ -288,26 +249,7 @@ class _Variant:
         self.slots = {s: i for i, s in enumerate(slots)}
         self.n_consts = len(slots)
         self.fold = jax.jit(self._fold)
-        self._mains = {}
-
-    def main(self, data, params, consts, key):
-        """The main program, compiled with ``conv.cpu_compiler_options`` (XLA's own
-        convolution kernels on CPU); without them if this XLA does not take them."""
-        global _XLA_OPTIONS
-        opts = _conv.cpu_compiler_options(*data, *params) if _XLA_OPTIONS else None
-        k = None if opts is None else tuple(sorted(opts.items()))
-        f = self._mains.get(k)
-        if f is None:
-            f = self._mains[k] = jax.jit(self._main, compiler_options=opts)
-        if opts is None:
-            return f(data, params, consts, key)
-        try:
-            return f(data, params, consts, key)
-        except Exception as e:  # noqa: BLE001  (an option unknown to this jaxlib's XLA)
-            if "option" not in str(e):
-                raise
-            _XLA_OPTIONS = False
-            return self.main(data, params, consts, key)
+        self.main = xla_options.jit(self._main)  # XLA's own convolutions on CPU
 
     # ---- the fold program ---------------------------------------------------------------
     def _fold(self, params):
@@ -347,7 +289,8 @@ class _Variant:
     def _main(self, data, params, consts, key):
         p = self.plan
         g = p.graph
-        env = _Env()
+        env = _layout.Env()
+        conv_weight = self._conv_weight(consts)
         for k, v in zip(p.data_args, data):
             env.set((g.arg_nodes[k], 0), v)
         for n, v in zip(p.param_vars, params):
@@ -361,7 +304,7 @@ class _Variant:
             if nid in p.param_nodes or nid in self.folded_bn:
                 continue
             ins = [self.resolve(e) for e in n.inputs]
-            res = self._eval_cl(n, ins, env, consts)
+            res = _layout.eval_node(n, ins, env, False, conv_weight)
             if res is None:
                 vals = [env.get(e) for e in ins]
                 if n.op.rng:
@@ -382,74 +325,11 @@ class _Variant:
             return self.folded_bn[id(entry[0])]
         return entry
 
-    def _eval_cl(self, n, ins, env, consts):
-        """Channels-last evaluation of ``n`` where it applies: [(value, is_cl)] or None."""
-        p = self.plan
-        name, nid = n.op.name, id(n)
-        if nid in p.convs:
-            a = n.params()
-            w = consts[self.slots[("w", nid)]]
+    def _conv_weight(self, consts):
+        def conv_weight(n, ins):
+            nid = id(n)
+            if nid not in self.plan.convs:
+                return None
             bi = self.slots.get(("b", nid))
-            bias = None if bi is None else consts[bi]
-            cl_layout = _conv._channel_last(a.get("layout"))
-            x = env.get(ins[0], cl=not cl_layout)
-            out = _conv.conv_channels_last(x, w, bias, stride=a["stride"], dilate=a["dilate"],
-                                           pad=a["pad"], num_group=a["num_group"])
-            return [(out, not cl_layout)]
-        if not ins or not any(env.is_cl(e) for e in ins):
-            return None
-        ndim = env.ndim(ins[0])
-        if name in _UNARY:
-            return [(node_call(n, False)(env.get(ins[0], True)), True)]
-        if name == "LeakyReLU" and n.params()["act_type"] in _LEAKY_ELEMENTWISE:
-            return [(n.op.fn(env.get(ins[0], True), **n.params(), is_train=False, key=None),
-                     True)]
-        if name in _BINARY or name in _BROADCAST:
-            if any(env.ndim(e) != ndim for e in ins):
-                return None
-            return [(node_call(n, False)(*[env.get(e, True) for e in ins]), True)]
-        if name == "Pooling":
-            a = n.params()
-            if a.get("layout") not in (None, "NCW", "NCHW", "NCDHW"):
-                return None
-            attrs = dict(a, layout=_conv.channels_last_layout(ndim))
-            return [(n.op.fn(env.get(ins[0], True), **attrs), True)]
-        if name == "BatchNorm" and len(ins) == 5:
-            a = n.params()
-            if a["axis"] % ndim != 1:
-                return None
-            out = n.op.fn(env.get(ins[0], True), *[env.get(e) for e in ins[1:]],
-                          **dict(a, axis=ndim - 1), is_train=False)
-            return [(out[0], True), (out[1], False), (out[2], False)]
-        if name == "Concat":
-            a = n.params()
-            if a["dim"] % ndim != 1 or any(env.ndim(e) != ndim for e in ins):
-                return None
-            return [(n.op.fn(*[env.get(e, True) for e in ins], **dict(a, dim=ndim - 1)), True)]
-        return None
-
-
-class _Env:
-    """Values of the main program: entry -> (value, channels-last?), with the transposed
-    form of a value made at most once."""
-
-    def __init__(self):
-        self.vals, self._other = {}, {}
-
-    def set(self, entry, value, cl=False):
-        self.vals[_key(entry)] = (value, cl)
-
-    def is_cl(self, entry):
-        return self.vals[_key(entry)][1]
-
-    def ndim(self, entry):
-        return self.vals[_key(entry)][0].ndim
-
-    def get(self, entry, cl=False):
-        k = _key(entry)
-        v, is_cl = self.vals[k]
-        if is_cl == cl:
-            return v
-        if k not in self._other:
-            self._other[k] = _channels_last(v) if cl else _channels_first(v)
-        return self._other[k]
+            return consts[self.slots[("w", nid)]], None if bi is None else consts[bi]
+        return conv_weight

@@ -1,0 +1,66 @@
+"""XLA compile options for xnd's own compilations (never the user's JAX code).
+
+jax 0.10's XLA:CPU hands every convolution and dot it can to YNNPACK ("__ynn_fusion").  Its
+convolutions lose to XLA's own (Eigen) convolution on 2 cores on everything measured except
+ResNet's 7x7 stem: per-process A/B runs (docs/performance.md) with YNNPACK convolutions off
+gave LeNet training 1.4-1.55x the steps/s (hand-written JAX twin, NCHW and NHWC alike) and the
+inference programs of xnd/symbol/rewrite.py 1.06x (ResNet-18) and 1.24x (MobileNet) the
+images/s.  Turning YNNPACK off for dots as well (Winograd's batched matmuls and pointwise
+convolutions are dots) measured worse, so dots keep it.
+
+``jit(fun, **kw)`` is ``jax.jit`` with these options where the default backend is the CPU.
+An XLA that does not know an option (an older or newer jaxlib) would reject every
+compilation, so the first ``options()`` call compiles a trivial function with them once and
+drops them for the process if that fails.
+"""
+import functools
+
+import jax
+import jax.numpy as jnp
+
+CPU_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
+
+
+@functools.cache
+def _accepted(items):
+    try:
+        jax.jit(lambda x: x + 1, compiler_options=dict(items))(jnp.zeros((), jnp.float32))
+        return True
+    except Exception as e:  # noqa: BLE001  (jaxlib raises its own runtime error type)
+        if "compile option" in str(e):
+            return False
+        raise
+
+
+def options():
+    """The options for a compilation now: ``CPU_OPTIONS`` on a CPU default backend (when this
+    XLA accepts them), else ``None``."""
+    if jax.default_backend() != "cpu":
+        return None
+    items = tuple(sorted(CPU_OPTIONS.items()))
+    return dict(items) if _accepted(items) else None
+
+
+def jit(fun, **kw):
+    """``jax.jit(fun, **kw)`` compiled with ``options()`` when called from Python.  JAX takes
+    compile options only for a top-level compilation, so a call from inside another traced
+    function (Module's step calls the executor's forward-backward) runs the plain ``jax.jit``
+    (whose code then belongs to the caller's compilation and its options)."""
+    plain = jax.jit(fun, **kw)
+    opts = options()
+    if opts is None:
+        return plain
+    top = jax.jit(fun, compiler_options=opts, **kw)
+
+    @functools.wraps(fun)
+    def call(*args, **kwargs):
+        try:
+            return top(*args, **kwargs)
+        except ValueError as e:
+            if "top-level" not in str(e):
+                raise
+            return plain(*args, **kwargs)
+
+    call._cache_size = lambda: top._cache_size() + plain._cache_size()
+    call.lower = top.lower
+    return call
