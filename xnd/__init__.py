@@ -17,8 +17,10 @@ from .frontend import (callback, gluon, initializer, io, kvstore, lr_scheduler, 
                        module, optimizer)
 
 from .frontend import profiler, runtime, test_utils, viz
+from .frontend import image, recordio  # image decoding needs Pillow, imported on first use
 
 visualization = viz
+img = image
 init = initializer
 kv = kvstore
 mod = module

@@ -75,6 +75,9 @@ MXNET_MODULES = {
     "mxnet.viz": "xnd.frontend.viz",
     "mxnet.profiler": "xnd.frontend.profiler",
     "mxnet.runtime": "xnd.frontend.runtime",
+    "mxnet.recordio": "xnd.frontend.recordio",
+    "mxnet.image": "xnd.frontend.image",
+    "mxnet.img": "xnd.frontend.image",
 }
 
 # xnd's own machinery, never visible under an mxnet name (`mxnet.lowering` ...).

@@ -164,18 +164,14 @@ def _column_batch(data, indices):
 
 
 class RecordFileDataset(Dataset):
-    """Records of an MXNet RecordIO file (``.rec`` with its ``.idx`` index); item i is the
-    raw bytes of record i."""
+    """Records of an MXNet RecordIO file: reads ``filename`` and its index, the ``.idx``
+    file of the same name (``os.path.splitext(filename)[0] + '.idx'``, as MXNet); item i is
+    the raw bytes of the i-th record listed in the index."""
 
     def __init__(self, filename):
+        from ... import recordio
         self.idx_file = os.path.splitext(filename)[0] + ".idx"
         self.filename = filename
-        from ....base import MXNetError
-        try:
-            from .... import recordio
-        except ImportError:
-            raise MXNetError("RecordFileDataset needs mx.recordio, which xnd does not provide "
-                             "yet") from None
         self._record = recordio.MXIndexedRecordIO(self.idx_file, self.filename, "r")
 
     def __getitem__(self, idx):

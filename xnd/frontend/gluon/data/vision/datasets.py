@@ -161,29 +161,11 @@ class CIFAR100(CIFAR10):
                 data[:, 0 + self._fine_label].astype(np.int32))
 
 
-def _imread(filename, flag):
-    """Decode an image file to an HWC uint8 NDArray (needs mx.image or Pillow)."""
-    from .... import nd
-    try:
-        from ..... import image as _image  # xnd.image, when it exists
-        return _image.imread(filename, flag)
-    except ImportError:
-        pass
-    try:
-        from PIL import Image
-    except ImportError:
-        raise MXNetError(f"cannot decode {filename!r}: xnd has no image decoder (mx.image) and "
-                         f"Pillow is not installed") from None
-    img = Image.open(filename)
-    img = img.convert("RGB" if flag else "L")
-    arr = np.asarray(img, dtype=np.uint8)
-    if arr.ndim == 2:
-        arr = arr[:, :, None]
-    return nd.array(arr, dtype=np.uint8)
-
-
 class ImageRecordDataset(dataset.RecordFileDataset):
-    """Images in a RecordIO file: items are (HWC image, label)."""
+    """Images in a RecordIO file (made by im2rec or `recordio.pack_img`): item i is
+    (``image.imdecode(payload, flag)``, ``header.label``): an HWC uint8 NDArray (RGB, or
+    one gray channel with ``flag=0``) and the label, a float or a float32 numpy array, as
+    in MXNet. Decoding needs Pillow."""
 
     def __init__(self, filename, flag=1, transform=None):
         super().__init__(filename)
@@ -191,15 +173,18 @@ class ImageRecordDataset(dataset.RecordFileDataset):
         self._transform = transform
 
     def __getitem__(self, idx):
-        from ..... import recordio
-        record = super().__getitem__(idx)
-        header, img = recordio.unpack(record)
-        raise MXNetError("ImageRecordDataset: decoding record images needs mx.image.imdecode, "
-                         "which xnd does not provide yet")
+        from .... import image, recordio
+        header, img = recordio.unpack(super().__getitem__(idx))
+        data = image.imdecode(img, self._flag)
+        if self._transform is not None:
+            return self._transform(data, header.label)
+        return data, header.label
 
 
 class ImageFolderDataset(dataset.Dataset):
-    """Images in ``root/<class name>/<file>``; labels follow the sorted class folders."""
+    """Images in ``root/<class name>/<file>`` (.jpg, .jpeg, .png; others are skipped with a
+    warning); labels follow the sorted class folders (`synsets`). Item i is
+    (``image.imread(file, flag)``, int label). Decoding needs Pillow."""
 
     def __init__(self, root, flag=1, transform=None):
         self._root = os.path.expanduser(root)
@@ -228,7 +213,8 @@ class ImageFolderDataset(dataset.Dataset):
                 self.items.append((filename, label))
 
     def __getitem__(self, idx):
-        img = _imread(self.items[idx][0], self._flag)
+        from .... import image
+        img = image.imread(self.items[idx][0], self._flag)
         label = self.items[idx][1]
         if self._transform is not None:
             return self._transform(img, label)
