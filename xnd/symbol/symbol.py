@@ -412,6 +412,8 @@ _CONDITIONAL_INPUTS = {
     "sequence_length": lambda p: p.get("use_sequence_length", False),
     "length": lambda p: p.get("use_length", False),
     "valid_length": lambda p: p.get("use_length", False),
+    "data_lengths": lambda p: p.get("use_data_lengths", False),
+    "label_lengths": lambda p: p.get("use_label_lengths", False),
 }
 
 

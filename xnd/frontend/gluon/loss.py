@@ -150,7 +150,14 @@ class KLDivLoss(Loss):
 
 
 class CTCLoss(Loss):
-    """Connectionist temporal classification loss (blank label = the last class)."""
+    """Connectionist temporal classification loss: one negative log-likelihood per sample.
+
+    ``pred`` is (N, T, C) for ``layout='NTC'`` or (T, N, C) for ``'TNC'`` (unnormalised
+    activations), ``label`` (N, L) for ``label_layout='NT'`` or (L, N) for ``'TN'``. As in
+    MXNet 1.9.1 the blank is the last class (C-1) and label rows are padded with -1;
+    optional ``pred_lengths`` / ``label_lengths`` (N,) set each sample's lengths. The result
+    (N,) is multiplied by ``sample_weight`` (broadcast) and ``weight``.
+    """
 
     def __init__(self, layout="NTC", label_layout="NT", weight=None, **kwargs):
         assert layout in ("NTC", "TNC"), \
@@ -167,14 +174,9 @@ class CTCLoss(Loss):
             pred = F.swapaxes(pred, dim1=0, dim2=1)
         if self._batch_axis == 1:
             label = F.swapaxes(label, dim1=0, dim2=1)
-        ctc = getattr(F, "CTCLoss", None)
-        if ctc is None:
-            from ...base import MXNetError
-            raise MXNetError("CTCLoss needs the CTCLoss operator, which xnd's operator registry "
-                             "does not provide yet")
-        loss = ctc(pred, label, pred_lengths, label_lengths,
-                   use_data_lengths=pred_lengths is not None,
-                   use_label_lengths=label_lengths is not None, blank_label="last")
+        loss = F.CTCLoss(pred, label, pred_lengths, label_lengths,
+                         use_data_lengths=pred_lengths is not None,
+                         use_label_lengths=label_lengths is not None, blank_label="last")
         return _apply_weighting(F, loss, self._weight, sample_weight)
 
 
