@@ -1,14 +1,16 @@
 """Inference rewrites (xnd/symbol/rewrite.py): the rewritten graph gives the un-rewritten
 graph's numbers (rtol 1e-4) for random weights, random BatchNorm statistics and odd shapes.
 
-The reference is ``GraphFunction.forward(args, aux, key, False)``: the plain evaluation of
-every node, which ``Executor.forward(is_train=False)`` ran before the rewrites.
+The reference is ``GraphFunction.forward(args, aux, key, False)`` with the channels-last layout
+off: the plain evaluation of every node, which ``Executor.forward(is_train=False)`` ran
+before the rewrites.  Hybridized Gluon blocks in inference take the same path.
 """
 import numpy as np
 import pytest
 
 import xnd as mx
 from xnd.symbol import rewrite
+from xnd.symbol.executor import GraphFunction
 
 RTOL = 1e-4
 sym = mx.sym
@@ -29,7 +31,8 @@ def _bind(net, rng, dtype="float32", **shapes):
 
 
 def _reference(exe):
-    g = exe._graph
+    g = GraphFunction(exe._symbol)
+    g._channels_last = False          # every node as MXNet lays it out (xnd.symbol.layout off)
     outs, _ = g.forward(exe._values(exe.arg_arrays), exe._values(exe.aux_arrays), exe._key,
                         False)
     return [np.asarray(o) for o in outs]
@@ -212,3 +215,35 @@ def test_unknown_xla_option_is_dropped(monkeypatch):
     rng = np.random.default_rng(9)
     exe = _bind(_conv_bn(sym.Variable("data"), "c", 4, 3, p=1), rng, data=(1, 3, 5, 5))
     _check(exe)
+
+
+def test_hybridized_block_predicts_through_the_rewrites():
+    """A hybridized Gluon block outside autograd.record runs the inference plan: same numbers
+    as the imperative block, BatchNorm folded, and refolded after set_data."""
+    nn = mx.gluon.nn
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(6, 3, padding=1, strides=2), nn.BatchNorm(), nn.Activation("relu"),
+            nn.MaxPool2D(2, 2), nn.Conv2D(8, 1), nn.BatchNorm(), nn.Dropout(0.5),
+            nn.GlobalAvgPool2D(), nn.Dense(5))
+    net.initialize(mx.init.Xavier())
+    rng = np.random.default_rng(11)
+    x = mx.nd.array(rng.standard_normal((2, 3, 13, 11)))
+    net(x)
+    for name, p in net.collect_params().items():
+        v = rng.uniform(0.3, 2.0, p.shape) if name.endswith("running_var") else \
+            rng.standard_normal(p.shape) * 0.5
+        p.set_data(mx.nd.array(v))
+    want = net(x).asnumpy()
+    net.hybridize()
+    got = net(x).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=RTOL, atol=RTOL * np.abs(want).max())
+    gop = net._cached_op
+    assert gop._fold_state.variant is not None and len(gop._fold_state.variant.folded) == 2
+    w = net[0].weight
+    w.set_data(w.data() * 2)
+    net.hybridize(False)
+    want2 = net(x).asnumpy()
+    net.hybridize()
+    got2 = net(x).asnumpy()
+    assert not np.allclose(want2, want)
+    np.testing.assert_allclose(got2, want2, rtol=RTOL, atol=RTOL * np.abs(want2).max())

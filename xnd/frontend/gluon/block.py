@@ -21,7 +21,8 @@ import numpy as np
 
 from ... import name as _name
 from ...base import MXNetError
-from ...ndarray import NDArray, invoke
+from ...ndarray import NDArray, _wrap, invoke
+from ...symbol import rewrite as _rewrite
 from .parameter import (Constant, DeferredInitializationError, Parameter,  # noqa: F401
                         ParameterDict)
 from .utils import (HookHandle, _brief_print_list, _flatten, _indent, _regroup,
@@ -491,6 +492,9 @@ def _infer_graph(sym, known, dtypes, params):
 
 
 # ---- the hybridized graph as one operator -------------------------------------------------------
+_NO_KEY = np.zeros(2, np.uint32)  # graphs without random ops never read the key
+
+
 def _sig(vals, is_train):
     return tuple((tuple(v.shape), np.dtype(v.dtype).name) for v in vals) + (bool(is_train),)
 
@@ -620,7 +624,20 @@ class _GraphOp:
                      num_outputs=n_out + n_aux,
                      aux_update=lambda attrs, ins, outs: outs[n_out:n_out + n_aux])
         self.params = [p for is_arg, p in self.arg_slots if not is_arg] + self.aux_params
+        self._fold_state = _rewrite.new_state()
         STATS["graph_ops"] += 1
+
+    def _predict(self, ins, ctx):
+        """Inference outside ``autograd.record``/``train_mode``: the graph through the
+        executor's inference rewrites (``xnd.symbol.rewrite``: BatchNorm folded into the
+        convolutions once per parameter version, Dropout dropped)."""
+        from ...frontend import random as _random
+        n_args = len(self.arg_slots)
+        vals = [x._val() for x in ins]
+        key = _random.next_key() if self.op.rng else _NO_KEY
+        outs = self.graph.inference_plan().run(vals[:n_args], vals[n_args:], key,
+                                               self._fold_state)
+        return [_wrap(o, ctx) for o in outs]
 
     def __call__(self, flat_args):
         from ...ndarray import STATE
@@ -635,6 +652,8 @@ class _GraphOp:
         for p in self.aux_params:
             d = p._data
             ins.append(d[0] if d is not None and len(d) == 1 else p.data(ctx))
+        if not STATE.recording and not STATE.training and _rewrite.ENABLED:
+            return self._predict(ins, ctx)
         recording = STATE.recording and SAVE_RESIDUALS
         holder = []
         out = invoke(self.op, ins, {"save": recording, "saved": holder})
