@@ -573,9 +573,10 @@ def test_features():
     assert list(f)[:5] == ["CUDA", "CUDNN", "NCCL", "CUDA_RTC", "TENSORRT"]
     has_gpu = mx.context.num_gpus() > 0
     assert f.is_enabled("CUDA") is has_gpu and f.is_enabled("cudnn") is has_gpu
-    for name in ("MKLDNN", "CUDA_RTC", "TENSORRT", "OPENCV", "DIST_KVSTORE", "TVM_OP", "BLAS_MKL"):
+    for name in ("MKLDNN", "CUDA_RTC", "TENSORRT", "OPENCV", "TVM_OP", "BLAS_MKL"):
         assert f.is_enabled(name) is False
     assert f.is_enabled("INT64_TENSOR_SIZE") and f.is_enabled("LAPACK")
+    assert f.is_enabled("DIST_KVSTORE")
     assert repr(f["MKLDNN"]) == "✖ MKLDNN" and repr(f["LAPACK"]) == "✔ LAPACK"
     assert repr(f).startswith("[") and "MKLDNN" in repr(f)
     with pytest.raises(RuntimeError, match="Feature 'NOPE' is unknown"):

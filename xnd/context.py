@@ -76,13 +76,13 @@ class Context:
 def _jax_device(kind, i, ctx):
     if kind == "gpu":
         try:
-            devs = jax.devices("gpu")
+            devs = jax.local_devices(backend="gpu")
         except RuntimeError:
             devs = []
         if i >= len(devs):
             raise MXNetError(f"{ctx} is not available: this machine has {len(devs)} GPU(s) visible to JAX")
         return devs[i]
-    devs = jax.devices("cpu")
+    devs = jax.local_devices(backend="cpu")
     return devs[i] if i < len(devs) else devs[0]
 
 
@@ -111,7 +111,7 @@ def cpu_pinned(device_id=0):
 
 def num_gpus():
     try:
-        return len(jax.devices("gpu"))
+        return len(jax.local_devices(backend="gpu"))
     except RuntimeError:
         return 0
 

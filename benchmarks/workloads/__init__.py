@@ -15,4 +15,4 @@ The returned dict may hold a float "check" (a checksum of the result, computed a
 final wait) that the runner compares across implementations.
 """
 NAMES = ["eager_small_ops", "chained_dot", "out_inplace", "lenet_eager", "resnet18_infer", "lenet_train",
-         "zoo_resnet18_v1", "zoo_mobilenet1_0"]
+         "mlp_module", "zoo_resnet18_v1", "zoo_mobilenet1_0"]

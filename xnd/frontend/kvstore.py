@@ -1,22 +1,35 @@
-"""mx.kv / mx.kvstore: a single-process key-value store ('local', 'device', 'nccl', ...).
+"""mx.kv / mx.kvstore: key-value stores ('local', 'device', 'nccl', ... and 'dist_*').
 
 ``push`` sums the pushed values (on the first value's device), then either
 stores the sum or, after ``set_optimizer``, lets the optimizer update the
 stored weight with it; ``pull`` copies the stored value into each output.
-Keys are ints or strings (not mixed), as in MXNet. This process is rank 0 of
-1. The 'dist_*' types work in one process (rank 0 of 1, as MXNet's do when started
-without its launcher); started by the launcher with several workers (``DMLC_NUM_WORKER``
-> 1) they raise MXNetError, as xnd has no multi-process training yet. Sparse
-``row_sparse_pull`` and gradient compression raise too.
+Keys are ints or strings (not mixed), as in MXNet.
+
+Distributed ('dist_sync', 'dist_device_sync', 'dist_async', ...): started by MXNet's
+launcher with ``DMLC_NUM_WORKER`` > 1, every worker process joined a JAX multi-process
+job at ``import mxnet`` (see ``xnd.frontend.distributed``) and ``create`` returns a
+`DistKVStore`: ``rank`` is the worker id, ``num_workers`` N; ``init`` stores worker 0's
+values on every worker; ``push`` sums over the pushed list and then over all workers (an
+XLA collective) and, after ``set_optimizer``, every worker applies the optimizer to that
+same sum -- the values MXNet's servers compute, kept by each worker instead of a server.
+Every worker must call init/push/pull with the same keys in the same order (as with
+MXNet). 'dist_async' runs synchronously (like 'dist_sync'): the results are those of
+synchronous training. Without the launcher (or with one worker) the 'dist_*' types work in
+one process, rank 0 of 1. Sparse ``row_sparse_pull`` and gradient compression raise.
 """
-import os
+import jax.numpy as jnp
 
 from ..base import MXNetError
-from ..ndarray import NDArray
+from ..ndarray import NDArray, _wrap
 from ..serialization import atomic_write
+from . import distributed as _dist
 from . import optimizer as opt
 
-__all__ = ["KVStoreBase", "KVStore", "create"]
+__all__ = ["KVStoreBase", "KVStore", "DistKVStore", "create"]
+
+# MXNet's launcher starts servers and a scheduler too: they stop here (see distributed.py);
+# a worker of a several-worker job joins it here, before anything starts JAX's backend
+_dist.handle_role()
 
 _LOCAL_TYPES = ("local", "device", "nccl", "local_update_cpu", "local_allreduce_cpu",
                 "local_allreduce_device")
@@ -220,25 +233,89 @@ class KVStore(KVStoreBase):
         raise MXNetError("xnd's kvstore has no servers")
 
 
+class DistKVStore(KVStore):
+    """The store of a 'dist_*' type in a multi-process job: every worker holds the store's
+    values; ``init`` takes worker 0's, ``push`` sums across the workers (one collective per
+    call, over all of its keys) and applies the updater to that sum on every worker."""
+
+    def init(self, key, value):
+        """Initialize each key once with worker 0's value."""
+        pairs, kind = _pairs(key, value)
+        self._check_kind(kind)
+        for k, _ in pairs:
+            if k in self._store:
+                raise MXNetError("Check failed: local_.find(keys[i]) == local_.end(): duplicate "
+                                 "init of key %s. Please double check if you called kv.init or "
+                                 "kv.broadcast with this key multiple times" % k)
+        vals = _dist.broadcast([vals[0]._val() for _, vals in pairs])
+        for (k, src), v in zip(pairs, vals):
+            self._store[k] = _wrap(jnp.array(v, copy=True), src[0].context)
+
+    def push(self, key, value, priority=0):
+        """Sum the values pushed for each key here, then over all workers; store the sum, or
+        hand it to the optimizer (the same update on every worker)."""
+        pairs, kind = _pairs(key, value)
+        self._check_kind(kind)
+        merged_all = []
+        for k, vals in pairs:
+            stored = self._stored(k)
+            merged = vals[0]
+            for v in vals[1:]:
+                merged = merged + v.as_in_context(merged.context)
+            if merged.shape != stored.shape:
+                raise MXNetError("kvstore push: key %s holds shape %s, pushed %s"
+                                 % (k, stored.shape, merged.shape))
+            merged_all.append(merged.as_in_context(stored.context))
+        summed = _dist.allreduce([m._val() for m in merged_all])
+        for (k, _), m, v in zip(pairs, merged_all, summed):
+            stored = self._store[k]
+            total = _wrap(v, m.context)
+            if self._updater is not None:
+                self._updater(k, total, stored)
+            else:
+                total.copyto(stored)
+
+    @property
+    def rank(self):
+        return _dist.rank()
+
+    @property
+    def num_workers(self):
+        return _dist.num_workers()
+
+    def _barrier(self):
+        """All workers meet here."""
+        _dist.barrier("xnd_kvstore_barrier")
+
+    def _allreduce(self, vals):
+        """xnd extension used by Module and gluon.Trainer: jax arrays -> their sums over the
+        workers (one collective)."""
+        return _dist.allreduce(vals)
+
+    def _broadcast(self, vals):
+        """xnd extension: jax arrays -> worker 0's values (one collective)."""
+        return _dist.broadcast(vals)
+
+
 def create(name="local"):
-    """A KVStore of type ``name``: 'local', 'device', 'nccl', ... or a registered class."""
+    """A KVStore of type ``name``: 'local', 'device', 'nccl', 'dist_sync', ... or a registered
+    class. A 'dist_*' type in a job started by MXNet's launcher with several workers is a
+    `DistKVStore`; otherwise the store is this process's (rank 0 of 1)."""
     if not isinstance(name, str):
         raise TypeError("name must be a string")
     name = name.lower()
     if name in KVStoreBase.kv_registry:
         return KVStoreBase.kv_registry[name]()
     if name in _DIST_TYPES:
-        workers = int(os.environ.get("DMLC_NUM_WORKER", "1") or 1)
-        if workers > 1:
-            raise MXNetError("kvstore type %r with DMLC_NUM_WORKER=%d needs multi-process "
-                             "training, which xnd does not support yet; run one process "
-                             "(all its devices) with 'device'" % (name, workers))
+        workers = _dist.launcher_env()["num_workers"]
+        if workers > 1 or _dist.is_initialized():
+            _dist.ensure(name)
+            return DistKVStore(name)
         return KVStore(name)
     if name.startswith("dist") or name in ("horovod", "byteps", "p3"):
-        raise MXNetError("kvstore type %r needs multi-process training, which xnd does not "
-                         "support yet; use 'local' or 'device' (one process, all its devices)"
-                         % name)
+        raise MXNetError("kvstore type %r is not supported by xnd; use 'dist_sync' "
+                         "(multi-process), 'local' or 'device'" % name)
     if name not in _LOCAL_TYPES:
         raise MXNetError("Unknown KVStore type %r; xnd supports %s"
-                         % (name, ", ".join(_LOCAL_TYPES)))
+                         % (name, ", ".join(_LOCAL_TYPES + _DIST_TYPES)))
     return KVStore(name)

@@ -41,6 +41,14 @@ after ``fit``'s per-epoch ``get_params``/``set_params``) is identical; only an
 inference forward in the middle of an epoch uses the averaged rather than the
 device-local statistics.  Random operators draw a different stream per device.
 
+Several processes (``kvstore='dist_sync'`` in a job started by MXNet's launcher, see
+``xnd.frontend.distributed``): each worker runs forward+backward on its own batch (one
+jitted call), the parameter gradients are summed over the workers (one collective call for
+all of them) and every worker applies the same optimizer step to the same sum -- the
+values MXNet's servers compute; ``rescale_grad`` is ``1/(batch_size*num_workers)`` as in
+MXNet, and with update_on_kvstore (the default) ``init_optimizer`` starts every worker from
+worker 0's parameters.
+
 Quirks kept from MXNet 1.9.1: ``get_params`` returns the same two dicts every
 time and refreshes them only after ``update``/``set_params(allow_missing=True)``
 (so it is stale after a bare forward/backward); parameters are initialized in
@@ -68,6 +76,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceShardin
 from .. import context as _context
 from .. import ndarray as _ndarray
 from ..base import MXNetError
+from ..lowering import xla_options
 from ..ndarray import NDArray, _exclusive, _wrap
 from . import initializer as _init
 from . import nd
@@ -655,7 +664,7 @@ class _Programs:
                     a = [_take(x, sl, ax) for x, ax in zip(args, lay.arg_axes)]
                     parts.append(run(a, aux, _dev_key(key, d), is_train)[0])
                 return [_join([p[i] for p in parts], ax) for i, ax in enumerate(lay.out_axes)]
-        f = self._fwd[is_train] = jax.jit(fn)
+        f = self._fwd[is_train] = xla_options.jit(fn)
         return f
 
     def fwd_bwd(self, mask, head_mask, add_mask, donate):
@@ -673,7 +682,7 @@ class _Programs:
             outs, new_aux, grads = gfb(args, aux, key, heads)
             grads = [g if a is None else a + g.astype(a.dtype) for g, a in zip(grads, acc)]
             return outs, new_aux, grads
-        f = self._fb[k] = jax.jit(fn, donate_argnums=(4,) if donate else ())
+        f = self._fb[k] = xla_options.jit(fn, donate_argnums=(4,) if donate else ())
         return f
 
     def step(self, mask, head_mask, add_mask, pidx, upd, ones, opt, donate):
@@ -706,7 +715,7 @@ class _Programs:
             new_params, new_states = opt_step(list(params), [grads[j] for j in upd], list(states),
                                               lrs, wds, extras)
             return outs, new_aux, grads, new_params, new_states
-        f = self._steps[k] = jax.jit(fn, donate_argnums=(0, 2, 3, 4) if donate else ())
+        f = self._steps[k] = xla_options.jit(fn, donate_argnums=(0, 2, 3, 4) if donate else ())
         return f
 
 
@@ -1336,15 +1345,21 @@ class Module(BaseModule):
         if kvstore:
             if self._compression_params:
                 kvstore.set_gradient_compression(self._compression_params)
+            dist = _dist_kvstore(kvstore)
             if update_on_kvstore:
                 kvstore.set_optimizer(self._optimizer)
                 # one set of states: the store's updater is the one the fused step uses
                 self._updater = getattr(kvstore, "_updater", None)
-                if _plain_kvstore(kvstore):
+                if _plain_kvstore(kvstore) or dist:
+                    if dist:   # the store's values are worker 0's: one collective
+                        names = self._param_names
+                        vals = kvstore._broadcast([self._arg_params[n]._val() for n in names])
+                        for n, v in zip(names, vals):
+                            self._arg_params[n]._write(v)
                     # MXNet broadcasts arg_params from the store to the devices here; the
                     # bound parameters play the store's copy from now on
                     self._set_exec_params(self._arg_params, None)
-            if not _plain_kvstore(kvstore):
+            if not _plain_kvstore(kvstore) and not dist:
                 from .model import _initialize_kvstore
                 _initialize_kvstore(kvstore=kvstore, param_arrays=self._exec_group.param_arrays,
                                     arg_params=self._arg_params, param_names=self._param_names,
@@ -1530,7 +1545,13 @@ class Module(BaseModule):
         d, gd = exe.arg_dict, dict(zip(exe._arg_names, exe._grads))
         params = [[d[n]] for n in self._param_names]
         grads = [[gd[n]] for n in self._param_names]
-        if self._kvstore is not None and not _plain_kvstore(self._kvstore):
+        if _dist_kvstore(self._kvstore):
+            # multi-process: sum each gradient over the workers (one collective for all),
+            # then every worker runs the same update below (MXNet's servers' update)
+            hs = [g[0] for g in grads if g[0] is not None]
+            for h, v in zip(hs, self._kvstore._allreduce([h._val() for h in hs])):
+                _own(h, v)
+        elif self._kvstore is not None and not _plain_kvstore(self._kvstore):
             if self._update_on_kvstore:
                 _update_params_on_kvstore(params, grads, self._kvstore, self._param_names)
             else:
@@ -1816,6 +1837,15 @@ def _plain_kvstore(kv):
     """xnd's own single-process store: the module reduces over devices itself."""
     from .kvstore import KVStore
     return type(kv) is KVStore
+
+
+def _dist_kvstore(kv):
+    """A store of a multi-process job: gradients are summed over the workers before the
+    (local, identical on every worker) update."""
+    if kv is None:
+        return False
+    from .kvstore import DistKVStore
+    return isinstance(kv, DistKVStore)
 
 
 def _vals(handles):

@@ -9,10 +9,10 @@ does on this machine:
   (XLA compiles for the host it runs on), read from /proc/cpuinfo where there is one;
 * LAPACK: True (jaxlib's linear algebra kernels); INT64_TENSOR_SIZE: True
   (xnd runs JAX in 64-bit mode); PROFILER: True (mx.profiler traces with
-  JAX's profiler);
+  JAX's profiler); DIST_KVSTORE: True (kvstore 'dist_*' over jax.distributed);
 * everything MXNet-specific that xnd does not have is False: CUDA_RTC,
   TENSORRT, OPENMP, JEMALLOC, the BLAS_* libraries (XLA uses its own
-  kernels), MKLDNN, OPENCV, CAFFE, DIST_KVSTORE (no parameter server), CXX14,
+  kernels), MKLDNN, OPENCV, CAFFE, CXX14,
   SIGNAL_HANDLER, DEBUG, TVM_OP.
 """
 import collections
@@ -33,7 +33,7 @@ FEATURE_NAMES = (
 _CPU_FLAGS = {"CPU_SSE": "sse", "CPU_SSE2": "sse2", "CPU_SSE3": "pni", "CPU_SSE4_1": "sse4_1",
               "CPU_SSE4_2": "sse4_2", "CPU_SSE4A": "sse4a", "CPU_AVX": "avx", "CPU_AVX2": "avx2",
               "SSE": "sse", "F16C": "f16c"}
-_ALWAYS = {"LAPACK", "INT64_TENSOR_SIZE", "PROFILER"}
+_ALWAYS = {"LAPACK", "INT64_TENSOR_SIZE", "PROFILER", "DIST_KVSTORE"}
 
 
 class Feature:

@@ -10,6 +10,17 @@ runs on the host in MXNet's order (``Optimizer.step_scalars``).
 Data parallelism: parameters initialized on several contexts keep one copy per
 context; ``allreduce_grads`` sums the gradients across the copies (what
 ``kvstore='device'`` does), after which each copy gets the same update.
+
+Several processes: with ``kvstore='dist_sync'`` (or another 'dist_*' type, or such a
+KVStore) in a job started by MXNet's launcher (see ``xnd.frontend.distributed``), the
+first ``step`` takes worker 0's values of the initialized parameters (one collective), and
+each step sums the gradients over the copies and then over the workers (one collective for
+all parameters) before the same fused update runs on every worker: the values MXNet's
+servers compute (``step(batch_size)`` scales the workers' summed gradient by
+``1/batch_size``, as in MXNet). update_on_kvstore defaults to True for these types, with
+MXNet's rules (``update()``/``allreduce_grads()`` refuse, 'dist_async' requires it);
+unlike MXNet, whose servers keep the optimizer they were sent at the first step,
+``set_learning_rate`` takes effect on every worker.
 """
 import jax
 
@@ -25,6 +36,13 @@ __all__ = ["Trainer"]
 def _opt():
     from .. import optimizer
     return optimizer
+
+
+def _is_dist(kvstore):
+    """A 'dist_*' kvstore spec (name or store)."""
+    if isinstance(kvstore, str):
+        return "dist" in kvstore.lower()
+    return kvstore is not None and "dist" in str(getattr(kvstore, "type", ""))
 
 
 def _leaves(state):
@@ -73,12 +91,11 @@ class Trainer:
         self._init_optimizer(optimizer, optimizer_params)
         self._scale = self._optimizer.rescale_grad
         self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
-        if isinstance(kvstore, str) and "dist" in kvstore:
-            raise MXNetError(f"Trainer: kvstore={kvstore!r} (multi-machine training) is not "
-                             f"supported by this xnd Trainer; use 'device' or 'local'")
         # One process: gradients are summed across the parameter's devices and every copy
         # gets the same update, which is what updating on the kvstore computes too.
         # update_on_kvstore=True keeps MXNet's restriction on calling update() directly.
+        # 'dist_*' stores (several processes) also sum over the workers (_init_kvstore).
+        self._dist_spec = _is_dist(kvstore)
         self._update_on_kvstore_flag = bool(update_on_kvstore)
         self._kv_initialized = False
         self._kvstore = None
@@ -112,6 +129,8 @@ class Trainer:
         self._updaters = [opt.get_updater(self._optimizer) for _ in (self._contexts or [None])]
 
     def _reset_kvstore(self):
+        if self._kvstore is not None and "dist" in self._kvstore.type:
+            raise RuntimeError("Cannot reset distributed KVStore.")
         self._kv_initialized = False
         self._kvstore = None
         self._params_to_init = [p for p in self._params]
@@ -120,8 +139,37 @@ class Trainer:
         self._kv_initialized = True
         self._kvstore = None
         self._update_on_kvstore = False
+        if not self._dist_spec:
+            return
+        from .. import kvstore as kvs
+        spec = self._kvstore_params["kvstore"]
+        kv = kvs.create(spec) if isinstance(spec, str) else spec
+        upd = self._kvstore_params["update_on_kvstore"]
+        if "async" in kv.type:
+            if upd is False:
+                raise ValueError("Please set update_on_kvstore=True when training in async "
+                                 "mode.")
+            upd = True
+        self._kvstore = kv
+        self._distributed = True
+        self._update_on_kvstore = True if upd is None else bool(upd)
+        self._update_on_kvstore_flag = self._update_on_kvstore
+
+    def _multi(self):
+        """The store of a multi-process job (gradients summed over the workers), or None."""
+        from ..kvstore import DistKVStore
+        kv = self._kvstore
+        return kv if isinstance(kv, DistKVStore) else None
 
     def _init_params(self):
+        kv = self._multi()
+        if kv is not None:
+            # the store's values are worker 0's: one collective for the initialized ones
+            ready = [p for p in self._params_to_init if p._data is not None]
+            vals = kv._broadcast([p.list_data()[0]._val() for p in ready])
+            for p, v in zip(ready, vals):
+                for d in p.list_data():
+                    d._write(jax.device_put(v, d.context.jax_device()))
         self._params_to_init = [p for p in self._params if p._data is None]
 
     @property
@@ -147,6 +195,12 @@ class Trainer:
         raise MXNetError("row_sparse parameters are not supported by xnd")
 
     def _check_and_rescale_grad(self, scale):
+        if self._update_on_kvstore and self._distributed and self._kv_initialized:
+            if self._optimizer.rescale_grad != scale:
+                raise UserWarning("Possible change in the `batch_size` from previous `step` "
+                                  "detected. Optimizer gradient normalizing factor will not "
+                                  "change w.r.t new batch_size when update_on_kvstore=True and "
+                                  "when distributed kvstore is used.")
         self._optimizer.rescale_grad = scale
 
     def step(self, batch_size, ignore_stale_grad=False):
@@ -167,6 +221,10 @@ class Trainer:
             self._init_kvstore()
         if self._params_to_init:
             self._init_params()
+        if self._kvstore is not None and self._update_on_kvstore:
+            raise AssertionError("allreduce_grads() when parameters are updated on kvstore is "
+                                 "not supported. Try setting `update_on_kvstore` to False when "
+                                 "creating trainer.")
         self._allreduce_grads()
 
     def _allreduce_grads(self):
@@ -183,9 +241,22 @@ class Trainer:
                 g._write(jax.device_put(total, g.context.jax_device()))
                 if not was_fresh:
                     param._mark_stale(g)
+        kv = self._multi()
+        if kv is not None:
+            # over the workers: every parameter with a gradient, in the same order everywhere
+            params = [p for p in self._params if p.grad_req != "null" and p._grad is not None]
+            sums = kv._allreduce([p.list_grad()[0]._val() for p in params])
+            for param, total in zip(params, sums):
+                for g in param.list_grad():
+                    was_fresh = param._fresh_grad(g)
+                    g._write(jax.device_put(total, g.context.jax_device()))
+                    if not was_fresh:
+                        param._mark_stale(g)
 
     def update(self, batch_size, ignore_stale_grad=False):
         """Only the parameter update of ``step`` (use after ``allreduce_grads``)."""
+        if self._dist_spec and not self._kv_initialized:
+            self._init_kvstore()
         if self._update_on_kvstore_flag:
             raise UserWarning("update() when parameters are updated on kvstore is not "
                               "supported. Try setting `update_on_kvstore` to False when "

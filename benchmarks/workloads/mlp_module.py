@@ -1,0 +1,166 @@
+"""MLP training with ``Module.fit``, batch 64, 784 -> 256 -> 128 -> 10: samples/s.
+
+The symbol: FullyConnected(256) relu, FullyConnected(128) relu, FullyConnected(10),
+SoftmaxOutput.  ``mod.fit(it, num_epoch=1, eval_metric='acc')`` with 'sgd' (lr 0.05,
+momentum 0.9, wd 1e-4 on the weights -- Module's optimizer gives biases wd_mult 0 --
+and Module's default ``rescale_grad`` 1/64) over a DataIter that serves
+``n`` batches, cycling through 8 fixed random batches: per batch MXNet's fit loop runs
+``forward_backward``, ``update``, ``update_metric`` (accuracy) and the iterator, and at the
+epoch's end logs the metric and does ``get_params``/``set_params``.  The module is bound,
+initialized (from the same numpy weights on every implementation) and given its optimizer
+by the warm-up call's ``fit``; the timed call is a second ``fit`` on it.  The JAX twin is the
+same step hand-written as one jitted function (forward, ``jax.grad`` of the summed softmax
+cross-entropy, rescale 1/64, momentum SGD with weight decay, and the accuracy count) with
+donated buffers.  Checksum: sum of |weights| after the run.
+"""
+import functools
+import logging
+import sys
+import warnings
+
+import numpy as np
+
+N, N_QUICK = 300, 3               # training batches (samples: x BATCH)
+WARMUP = 20
+QUICK = "--quick" in sys.argv
+BATCH = 64
+LAYERS = (784, 256, 128, 10)
+NBATCHES = 8
+LR, MOMENTUM, WD = 0.05, 0.9, 1e-4
+METRICS = {"samples/s": "higher"}
+GOAL = ("xnd samples/s >= 3x MXNet's (xnd/MXNet >= 3) and >= 0.9x the jitted JAX twin's "
+        "(xnd/jax >= 0.9)")
+CHECKS = [("samples/s", "mxnet", ">=", 3.0), ("samples/s", "jax", ">=", 0.9)]
+
+NAMES = ["fc1", "fc2", "fc3"]
+
+
+def metrics(seconds, n, out):
+    return {"samples/s": n * BATCH / seconds}
+
+
+@functools.cache
+def _data():
+    rng = np.random.default_rng(0)
+    params = {}
+    for name, (a, b) in zip(NAMES, zip(LAYERS[:-1], LAYERS[1:])):
+        w = rng.standard_normal((b, a)) * np.sqrt(2.0 / a)
+        params[name + "_weight"] = w.astype("float32")
+        params[name + "_bias"] = np.zeros((b,), "float32")
+    xs = [rng.standard_normal((BATCH, LAYERS[0])).astype("float32") for _ in range(NBATCHES)]
+    ys = [rng.integers(0, LAYERS[-1], BATCH).astype("float32") for _ in range(NBATCHES)]
+    return params, xs, ys
+
+
+def _check(arrays):
+    return float(sum(np.abs(np.asarray(a, "float64")).sum() for a in arrays))
+
+
+_STATE = {}
+
+
+def _build(mx):
+    params, xs, ys = _data()
+    h = mx.sym.Variable("data")
+    for i, name in enumerate(NAMES):
+        h = mx.sym.FullyConnected(h, num_hidden=LAYERS[i + 1], name=name)
+        if i < len(NAMES) - 1:
+            h = mx.sym.Activation(h, act_type="relu")
+    net = mx.sym.SoftmaxOutput(h, name="softmax")
+    batches = [(mx.nd.array(x), mx.nd.array(y)) for x, y in zip(xs, ys)]
+
+    class Cycle(mx.io.DataIter):
+        """``count`` batches per epoch, cycling through the fixed ones."""
+
+        def __init__(self):
+            super().__init__(BATCH)
+            self.count, self.i = 0, 0
+
+        @property
+        def provide_data(self):
+            return [mx.io.DataDesc("data", (BATCH, LAYERS[0]))]
+
+        @property
+        def provide_label(self):
+            return [mx.io.DataDesc("softmax_label", (BATCH,))]
+
+        def reset(self):
+            self.i = 0
+
+        def next(self):
+            if self.i >= self.count:
+                raise StopIteration
+            x, y = batches[self.i % len(batches)]
+            self.i += 1
+            return mx.io.DataBatch(data=[x], label=[y], pad=0)
+
+    logger = logging.getLogger("mlp_module_bench")
+    logger.setLevel(logging.ERROR)      # fit's "already bound/initialized" and epoch lines
+    mod = mx.mod.Module(net, context=mx.cpu(), logger=logger)
+    arg_params = {k: mx.nd.array(v) for k, v in params.items()}
+    return mod, Cycle(), arg_params
+
+
+def run_mx(mx, n):
+    st = _STATE.get("mx")
+    if st is None:
+        st = _STATE["mx"] = _build(mx)
+    mod, it, arg_params = st
+    it.count = n
+    it.reset()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mod.fit(it, num_epoch=1, eval_metric="acc", kvstore="local", optimizer="sgd",
+                optimizer_params={"learning_rate": LR, "momentum": MOMENTUM, "wd": WD},
+                arg_params=arg_params, aux_params={})
+    mx.nd.waitall()
+    arg, _ = mod.get_params()
+    return {"check": _check([arg[k].asnumpy() for k in sorted(arg)])}
+
+
+@functools.cache
+def _jax_step():
+    import jax
+    import jax.numpy as jnp
+
+    def loss_fn(p, x, y):
+        h = x
+        for i in range(len(NAMES)):
+            h = h @ p[2 * i].T + p[2 * i + 1]
+            if i < len(NAMES) - 1:
+                h = jax.nn.relu(h)
+        logp = jax.nn.log_softmax(h)
+        nll = -jnp.take_along_axis(logp, y.astype(jnp.int32)[:, None], axis=1).sum()
+        return nll, h
+
+    def step(p, mom, correct, x, y):
+        g, logits = jax.grad(loss_fn, has_aux=True)(p, x, y)
+        new_p, new_m = [], []
+        for k, (w, m, gw) in enumerate(zip(p, mom, g)):
+            # Module's optimizer: weight decay on the weights only (wd_mult 0 for biases)
+            gw = gw / BATCH + (WD * w if k % 2 == 0 else 0.0)
+            m = MOMENTUM * m - LR * gw
+            new_p.append(w + m)
+            new_m.append(m)
+        hit = (jnp.argmax(logits, axis=1) == y.astype(jnp.int32)).sum()
+        return new_p, new_m, correct + hit
+
+    params, xs, ys = _data()
+    p = []
+    for name in NAMES:
+        p += [jnp.asarray(params[name + "_weight"]), jnp.asarray(params[name + "_bias"])]
+    m = [jnp.zeros_like(v) for v in p]
+    batches = [(jnp.asarray(x), jnp.asarray(y)) for x, y in zip(xs, ys)]
+    return (jax.jit(step, donate_argnums=(0, 1, 2)),
+            {"p": p, "m": m, "correct": jnp.zeros((), jnp.int32)}, batches)
+
+
+def run_jax(n):
+    f, st, batches = _jax_step()
+    p, m, c = st["p"], st["m"], st["correct"]
+    for i in range(n):                    # an epoch restarts the cycle, as the DataIter does
+        x, y = batches[i % len(batches)]
+        p, m, c = f(p, m, c, x, y)
+    st["p"], st["m"], st["correct"] = p, m, c
+    p[0].block_until_ready()
+    return {"check": _check(p)}
