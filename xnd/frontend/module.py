@@ -77,6 +77,7 @@ from .. import context as _context
 from .. import ndarray as _ndarray
 from ..base import MXNetError
 from ..lowering import xla_options
+from ..symbol import rewrite as _rewrite
 from ..ndarray import NDArray, _exclusive, _wrap
 from . import initializer as _init
 from . import nd
@@ -1430,7 +1431,16 @@ class Module(BaseModule):
             self._heads = None
             self._gamma_stale = bool(exe._fixg) and not self._update_on_kvstore
         else:
-            outs = exe._progs.forward(False)(_vals(exe._args), _vals(exe._aux), self._key)
+            progs = exe._progs
+            if progs.lay.mode == "single" and _rewrite.ENABLED:
+                # the inference rewrites (xnd.symbol.rewrite), as Executor.forward uses them
+                state = getattr(exe, "_fold_state", None)
+                if state is None:
+                    state = exe._fold_state = _rewrite.new_state()
+                outs = progs.graph.inference_plan().run(_vals(exe._args), _vals(exe._aux),
+                                                        self._key, state)
+            else:
+                outs = progs.forward(False)(_vals(exe._args), _vals(exe._aux), self._key)
             _write_outs(exe, outs)
             if exe._fixg and not self._update_on_kvstore:
                 _write_ones(exe)
