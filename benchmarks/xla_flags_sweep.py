@@ -23,6 +23,7 @@ VARIANTS = {
     "concurrency-scheduler": "--xla_cpu_enable_concurrency_optimized_scheduler=true",
     "no-fusion-emitters": "--xla_cpu_use_fusion_emitters=false",
     "XND_CHANNELS_LAST=0": "",
+    "XND_XLA_CPU_OPTIONS=0": "",
 }
 
 
@@ -44,15 +45,17 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--only", default="lenet_train,resnet18_infer")
     ap.add_argument("--impl", default="xnd")
+    ap.add_argument("--variants", help="comma-separated subset of: " + ", ".join(VARIANTS))
     a = ap.parse_args()
-    names = list(VARIANTS)
+    names = ["default"] + [v for v in (a.variants.split(",") if a.variants else VARIANTS)
+                           if v != "default"]
     for w in a.only.split(","):
         rows = {v: [] for v in names}
         for r in range(a.repeats):
             order = names[r % len(names):] + names[:r % len(names)]
             got = {}
             for v in order:
-                extra = {"XND_CHANNELS_LAST": "0"} if v.startswith("XND_") else {}
+                extra = {v.split("=")[0]: "0"} if v.startswith("XND_") else {}
                 got[v] = run(a.impl, w, VARIANTS[v], extra)
             for v in names:
                 if got[v] and got["default"]:

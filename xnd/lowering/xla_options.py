@@ -11,14 +11,18 @@ convolutions are dots) measured worse, so dots keep it.
 ``jit(fun, **kw)`` is ``jax.jit`` with these options where the default backend is the CPU.
 An XLA that does not know an option (an older or newer jaxlib) would reject every
 compilation, so the first ``options()`` call compiles a trivial function with them once and
-drops them for the process if that fails.
+drops them for the process if that fails.  ``XND_XLA_CPU_OPTIONS=0`` turns them off (for
+A/B measurements: benchmarks/xla_flags_sweep.py).
 """
 import functools
+import os
 
 import jax
 import jax.numpy as jnp
 
-CPU_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
+CPU_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT",
+               "xla_cpu_use_fusion_emitters": False}
+ENABLED = os.environ.get("XND_XLA_CPU_OPTIONS", "1") != "0"
 
 
 @functools.cache
@@ -35,7 +39,7 @@ def _accepted(items):
 def options():
     """The options for a compilation now: ``CPU_OPTIONS`` on a CPU default backend (when this
     XLA accepts them), else ``None``."""
-    if jax.default_backend() != "cpu":
+    if not ENABLED or jax.default_backend() != "cpu":
         return None
     items = tuple(sorted(CPU_OPTIONS.items()))
     return dict(items) if _accepted(items) else None
