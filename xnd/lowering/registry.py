@@ -35,17 +35,23 @@ class Dynamic:
         return self.parse(v)
 
 
+_TUNED = frozenset(("Convolution", "Deconvolution", "Pooling"))
+
+
 class Op:
     __slots__ = ("name", "aliases", "fn", "inputs", "variadic", "params", "static", "dynamic",
                  "rng", "train", "num_visible", "aux", "_kernels", "default_key", "doc",
                  "num_outputs", "output_names", "aux_update", "param_shapes", "optional", "check",
-                 "input_init", "loss", "mutates",
+                 "input_init", "loss", "mutates", "tuned",
                  "__weakref__")
 
     def __init__(self, name, fn, aliases=(), num_visible=None, aux=(), num_outputs=1,
                  output_names=None, aux_update=None, param_shapes=None, check=None,
                  input_init=None, loss=False, mutates=()):
         self.name, self.fn, self.aliases = name, fn, tuple(aliases)
+        # compiled with xla_options (XLA:CPU's convolution choices): convolutions and whole
+        # graphs; plain jax.jit elsewhere keeps the eager fast path as short as it can be
+        self.tuned = name in _TUNED
         self.inputs, self.params, self.variadic = [], {}, False
         self.rng = self.train = False
         self.optional = set()  # inputs with a None default (bias when no_bias, ...)
@@ -159,12 +165,12 @@ class Op:
                             f"supported (legacy MXNet arrays need ndim >= 1 and no zero-size dim)")
             return fn(*inputs, **static, **dict(zip(dyn, args[len(inputs):])))
         kern.__name__ = self.name
+        jit = xla_options.jit if self.tuned else jax.jit
         if donate is None:
-            return xla_options.jit(kern)
+            return jit(kern)
         if donate == "old":  # out= target that the op does not read: donate it, keep it alive
-            return xla_options.jit(lambda old, *args: kern(*args), donate_argnums=0,
-                                   keep_unused=True)
-        return xla_options.jit(kern, donate_argnums=donate)
+            return jit(lambda old, *args: kern(*args), donate_argnums=0, keep_unused=True)
+        return jit(kern, donate_argnums=donate)
 
 
 _ANY_SHAPE = {"_view_read", "_view_write", "_getitem", "_setitem"}  # internal: 0-d values ok

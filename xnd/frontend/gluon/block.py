@@ -14,6 +14,7 @@ import inspect
 import re
 import threading
 import warnings
+import weakref
 from collections import OrderedDict, defaultdict
 
 import jax
@@ -21,7 +22,7 @@ import numpy as np
 
 from ... import name as _name
 from ...base import MXNetError
-from ...ndarray import NDArray, _wrap, invoke
+from ...ndarray import _RECENT, NDArray, _wrap, invoke
 from ...symbol import rewrite as _rewrite
 from .parameter import (Constant, DeferredInitializationError, Parameter,  # noqa: F401
                         ParameterDict)
@@ -623,6 +624,7 @@ class _GraphOp:
         self.op = Op(name, fn, num_visible=n_out, aux=tuple(f"a{k}" for k in range(n_aux)),
                      num_outputs=n_out + n_aux,
                      aux_update=lambda attrs, ins, outs: outs[n_out:n_out + n_aux])
+        self.op.tuned = True                       # whole graphs: xla_options
         self.params = [p for is_arg, p in self.arg_slots if not is_arg] + self.aux_params
         self._fold_state = _rewrite.new_state()
         STATS["graph_ops"] += 1
@@ -637,6 +639,7 @@ class _GraphOp:
         key = _random.next_key() if self.op.rng else _NO_KEY
         outs = self.graph.inference_plan().run(vals[:n_args], vals[n_args:], key,
                                                self._fold_state)
+        _RECENT.extend(weakref.ref(o) for o in outs)       # nd.waitall() waits for them
         return [_wrap(o, ctx) for o in outs]
 
     def __call__(self, flat_args):
