@@ -67,3 +67,14 @@ def test_iadd_cannot_grow_left_side():
         a += nd.ones((2, 3))
     a += nd.ones((3,))
     np.testing.assert_array_equal(a.asnumpy(), [[1, 1, 1]])
+
+
+def test_inplace_division_broadcasts_a_shorter_right_side():
+    """MXNet 1.9.1: ``f /= nd.array([2, 2, 3])`` on (2, 2, 3) broadcasts over the last axis
+    (as -=, *=, += do); integer broadcast_div truncates toward zero."""
+    f = mx.nd.ones((2, 2, 3)) * 6
+    f /= mx.nd.array([2, 2, 3])
+    np.testing.assert_array_equal(f.asnumpy(), np.broadcast_to([3.0, 3.0, 2.0], (2, 2, 3)))
+    a = mx.nd.array([[7, -7]], dtype="int32")
+    got = mx.nd.broadcast_div(a, mx.nd.array([[2], [3]], dtype="int32")).asnumpy()
+    np.testing.assert_array_equal(got, [[3, -3], [2, -2]])

@@ -56,9 +56,15 @@ def _logical(f):
     return lambda a, b: f(a != 0, b != 0).astype(a.dtype)
 
 
+def _div(a, b):
+    """C division: truncation toward zero for integers (lax.div), which takes equal shapes
+    only, so the operands are broadcast first (broadcast_div, ``x /= y`` with y shorter)."""
+    return lax.div(*jnp.broadcast_arrays(a, b))
+
+
 # MXNet base name -> (elementwise function of two same-dtype arrays)
 BINARY = {
-    "add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "div": lax.div,
+    "add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "div": _div,
     "mod": jnp.mod, "power": jnp.power, "maximum": _tie_left(jnp.greater_equal),
     "minimum": _tie_left(jnp.less_equal),
     "hypot": jnp.hypot,
