@@ -562,3 +562,27 @@ def test_numerical_gradient(name):
             num.reshape(-1)[j] = (vals[0] - vals[1]) / (2 * eps)
         np.testing.assert_allclose(xs[i].grad.asnumpy(), num, rtol=1e-5, atol=1e-7,
                                    err_msg=f"{name}: input {i}")
+
+
+def test_recording_and_training_flags_are_per_thread():
+    """MXNet's autograd state is thread-local: another thread's ops are not recorded by this
+    thread's ``record()`` and see their own (default) flags; a thread can record itself."""
+    import threading
+    seen = {}
+
+    def other():
+        seen["flags"] = (mx.autograd.is_recording(), mx.autograd.is_training())
+        x = mx.nd.array([1.0, 2.0])
+        x.attach_grad()
+        with mx.autograd.record():
+            y = (x * x).sum()
+        y.backward()
+        seen["grad"] = x.grad.asnumpy()
+
+    with mx.autograd.record():
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        assert mx.autograd.is_recording() and mx.autograd.is_training()
+    assert seen["flags"] == (False, False)
+    np.testing.assert_array_equal(seen["grad"], [2.0, 4.0])

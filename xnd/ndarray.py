@@ -14,6 +14,7 @@ cached jitted kernel, then (when recording) the autograd hook in ``STATE``.
 import collections
 import math
 import numbers
+import threading
 import warnings
 import weakref
 
@@ -34,8 +35,12 @@ jax.config.update("jax_enable_x64", True)  # MXNet has real float64/int64 arrays
 warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
 
 
-class _State:
-    """Autograd's flags and hooks; xnd.autograd fills them in (the core never imports it)."""
+class _State(threading.local):
+    """Autograd's flags and hooks; xnd.autograd fills them in (the core never imports it).
+
+    The flags are per thread, as MXNet's ``is_recording``/``is_training`` are: a DataLoader
+    thread's transforms are not recorded by the main thread's ``autograd.record()``.  The
+    hooks are class attributes, shared by every thread."""
     recording = False
     training = False
     record = None      # record(op, attrs, inputs, outputs) while recording

@@ -215,5 +215,5 @@ def on_write(x):
 
 
 def install():
-    STATE.record = record
-    STATE.on_write = on_write
+    type(STATE).record = staticmethod(record)   # shared by all threads (flags: per thread)
+    type(STATE).on_write = staticmethod(on_write)
