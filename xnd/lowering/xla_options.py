@@ -1,18 +1,19 @@
 """XLA compile options for xnd's own compilations (never the user's JAX code).
 
 jax 0.10's XLA:CPU hands every convolution and dot it can to YNNPACK ("__ynn_fusion").  Its
-convolutions lose to XLA's own (Eigen) convolution on 2 cores on everything measured except
-ResNet's 7x7 stem: per-process A/B runs (docs/performance.md) with YNNPACK convolutions off
-gave LeNet training 1.4-1.55x the steps/s (hand-written JAX twin, NCHW and NHWC alike) and the
-inference programs of xnd/symbol/rewrite.py 1.06x (ResNet-18) and 1.24x (MobileNet) the
-images/s.  Turning YNNPACK off for dots as well (Winograd's batched matmuls and pointwise
-convolutions are dots) measured worse, so dots keep it.
+convolutions lose to XLA's own (Eigen) convolution on 2 cores in training and in xnd's
+inference programs (docs/performance.md, per-process A/B runs): with YNNPACK convolutions
+off LeNet training ran 1.63x the steps/s, model-zoo MobileNet inference 1.35x and ResNet-18
+at 224x224 1.1x the images/s.  Turning YNNPACK off for dots as well (Winograd's batched
+matmuls and pointwise convolutions are dots) measured worse, so dots keep it.  XLA's
+classic fusion code path (fusion emitters off) gave training another 1.06-1.11x but cost
+inference 1.1-1.4x, so only training-capable programs get it.
 
-``jit(fun, **kw)`` is ``jax.jit`` with these options where the default backend is the CPU.
-An XLA that does not know an option (an older or newer jaxlib) would reject every
-compilation, so the first ``options()`` call compiles a trivial function with them once and
-drops them for the process if that fails.  ``XND_XLA_CPU_OPTIONS=0`` turns them off (for
-A/B measurements: benchmarks/xla_flags_sweep.py).
+``jit(fun, inference=False, **kw)`` is ``jax.jit`` with ``options(inference)`` where the
+default backend is the CPU.  An XLA that does not know an option (an older or newer jaxlib)
+would reject every compilation, so the first ``options()`` call compiles a trivial function
+with them once and drops them for the process if that fails.  ``XND_XLA_CPU_OPTIONS=0``
+turns them off (for A/B measurements: benchmarks/xla_flags_sweep.py).
 """
 import functools
 import os
@@ -20,8 +21,8 @@ import os
 import jax
 import jax.numpy as jnp
 
-CPU_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT",
-               "xla_cpu_use_fusion_emitters": False}
+CPU_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
+TRAINING_OPTIONS = {"xla_cpu_use_fusion_emitters": False}     # added for non-inference programs
 ENABLED = os.environ.get("XND_XLA_CPU_OPTIONS", "1") != "0"
 
 
@@ -36,22 +37,23 @@ def _accepted(items):
         raise
 
 
-def options():
-    """The options for a compilation now: ``CPU_OPTIONS`` on a CPU default backend (when this
-    XLA accepts them), else ``None``."""
+def options(inference=False):
+    """The options for a compilation now: ``CPU_OPTIONS`` (plus ``TRAINING_OPTIONS`` unless
+    ``inference``) on a CPU default backend when this XLA accepts them, else ``None``."""
     if not ENABLED or jax.default_backend() != "cpu":
         return None
-    items = tuple(sorted(CPU_OPTIONS.items()))
-    return dict(items) if _accepted(items) else None
+    opts = dict(CPU_OPTIONS) if inference else dict(CPU_OPTIONS, **TRAINING_OPTIONS)
+    items = tuple(sorted(opts.items()))
+    return opts if _accepted(items) else None
 
 
-def jit(fun, **kw):
-    """``jax.jit(fun, **kw)`` compiled with ``options()`` when called from Python.  JAX takes
+def jit(fun, inference=False, **kw):
+    """``jax.jit(fun, **kw)`` compiled with ``options(inference)`` when called from Python.  JAX takes
     compile options only for a top-level compilation, so a call from inside another traced
     function (Module's step calls the executor's forward-backward) runs the plain ``jax.jit``
     (whose code then belongs to the caller's compilation and its options)."""
     plain = jax.jit(fun, **kw)
-    opts = options()
+    opts = options(inference)
     if opts is None:
         return plain
     top = jax.jit(fun, compiler_options=opts, **kw)
