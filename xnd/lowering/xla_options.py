@@ -3,11 +3,11 @@
 jax 0.10's XLA:CPU hands every convolution and dot it can to YNNPACK ("__ynn_fusion").  Its
 convolutions lose to XLA's own (Eigen) convolution on 2 cores in training and in xnd's
 inference programs (docs/performance.md, per-process A/B runs): with YNNPACK convolutions
-off LeNet training ran 1.63x the steps/s, model-zoo MobileNet inference 1.35x and ResNet-18
-at 224x224 1.1x the images/s.  Turning YNNPACK off for dots as well (Winograd's batched
+off LeNet training ran 1.63x the steps/s and model-zoo MobileNet inference 1.3x the
+images/s; ResNet-18 inference was about even.  Turning YNNPACK off for dots as well (Winograd's batched
 matmuls and pointwise convolutions are dots) measured worse, so dots keep it.  XLA's
-classic fusion code path (fusion emitters off) gave training another 1.06-1.11x but cost
-inference 1.1-1.4x, so only training-capable programs get it.
+classic fusion code path (fusion emitters off) gave training another 1.06-1.11x but made
+inference 0.87-0.92x as fast, so only training-capable programs get it.
 
 ``jit(fun, inference=False, **kw)`` is ``jax.jit`` with ``options(inference)`` where the
 default backend is the CPU.  An XLA that does not know an option (an older or newer jaxlib)
