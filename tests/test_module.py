@@ -469,3 +469,15 @@ def test_seed_listing_3_2_fit_logs_like_mxnet():
         want += [r"INFO:root:Epoch\[%d\] Train-accuracy=\d\.\d{6}$" % e,
                  r"INFO:root:Epoch\[%d\] Time cost=\d+\.\d{3}$" % e]
     assert len(log) == 10 and all(re.match(w, ln) for w, ln in zip(want, log)), log
+
+
+def test_base_module_is_abstract_with_clear_errors():
+    """MXNet's BaseModule raises NotImplementedError for what subclasses define."""
+    b = mx.mod.BaseModule()
+    with pytest.raises(NotImplementedError, match=r"BaseModule does not define forward\(\)"):
+        b.forward(None)
+    with pytest.raises(NotImplementedError, match="does not define data_shapes"):
+        b.data_shapes
+    loss = mx.mod.PythonLossModule()
+    with pytest.raises(NotImplementedError, match="needs grad_func"):
+        loss._backward_impl()

@@ -18,11 +18,7 @@ import make_recordio_goldens as cases
 import xnd as mx
 from xnd.base import MXNetError
 
-try:
-    import PIL.Image  # noqa: F401
-    needs_pil = pytest.mark.skipif(False, reason="")
-except ImportError:  # the record format needs no Pillow; decoding does (the `image` extra)
-    needs_pil = pytest.mark.skip(reason="Pillow is not installed (pip install pillow)")
+import PIL.Image  # noqa: F401,E402  (the test extra installs Pillow; decoding needs it)
 
 GOLD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goldens", "recordio")
 rio = mx.recordio
@@ -141,7 +137,6 @@ def test_pack_label_forms():
 
 # ---- images -----------------------------------------------------------------------------
 
-@needs_pil
 def test_imdecode_matches_opencv(images_npz):
     for name, payload in cases.image_payloads():
         img = mx.image.imdecode(payload)
@@ -162,7 +157,6 @@ def test_imdecode_matches_opencv(images_npz):
     np.testing.assert_array_equal(out.asnumpy(), images_npz["png_rgb_flag1"])
 
 
-@needs_pil
 def test_imread(tmp_path, images_npz):
     for name, payload in cases.image_payloads():
         path = tmp_path / f"{name}.img"
@@ -173,7 +167,6 @@ def test_imread(tmp_path, images_npz):
                                       images_npz[f"{name}_flag0"])
 
 
-@needs_pil
 def test_pack_img_round_trips():
     rs = np.random.RandomState(1)
     bgr = rs.randint(0, 256, (9, 7, 3)).astype(np.uint8)
@@ -259,7 +252,6 @@ def test_record_file_dataset_through_dataloader(manifest):
     assert sum(lengths, []) == want
 
 
-@needs_pil
 @pytest.mark.parametrize("name", ["images", "images_multi"])
 def test_image_record_dataset_through_dataloader(name, images_npz):
     ds = mx.gluon.data.vision.ImageRecordDataset(gold(name + ".rec"))
@@ -283,7 +275,6 @@ def test_image_record_dataset_through_dataloader(name, images_npz):
     assert gray[0][0].shape == (20, 24, 1)
 
 
-@needs_pil
 def test_image_folder_dataset(tmp_path, images_npz):
     payloads = dict(cases.image_payloads())
     (tmp_path / "cat").mkdir()
@@ -378,7 +369,6 @@ def test_usage_errors(tmp_path):
     indexed.close()
 
 
-@needs_pil
 def test_image_errors(tmp_path):
     with pytest.raises(MXNetError, match="Invalid image file"):
         mx.image.imdecode(b"not an image at all")

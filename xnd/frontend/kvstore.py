@@ -128,6 +128,12 @@ class KVStore(KVStoreBase):
             raise MXNetError("Check failed: key_type_ == key_type: Mixed key types are not "
                              "allowed")
 
+    def _check_new(self, key):
+        if key in self._store:
+            raise MXNetError("Check failed: local_.find(keys[i]) == local_.end(): duplicate "
+                             "init of key %s. Please double check if you called kv.init or "
+                             "kv.broadcast with this key multiple times" % key)
+
     def _stored(self, key):
         if key not in self._store:
             raise MXNetError("Check failed: !local.is_none(): key %s has not been inited" % key)
@@ -138,10 +144,7 @@ class KVStore(KVStoreBase):
         pairs, kind = _pairs(key, value)
         self._check_kind(kind)
         for k, vals in pairs:
-            if k in self._store:
-                raise MXNetError("Check failed: local_.find(keys[i]) == local_.end(): duplicate "
-                                 "init of key %s. Please double check if you called kv.init or "
-                                 "kv.broadcast with this key multiple times" % k)
+            self._check_new(k)
             self._store[k] = vals[0].copy()
 
     def push(self, key, value, priority=0):
@@ -243,10 +246,7 @@ class DistKVStore(KVStore):
         pairs, kind = _pairs(key, value)
         self._check_kind(kind)
         for k, _ in pairs:
-            if k in self._store:
-                raise MXNetError("Check failed: local_.find(keys[i]) == local_.end(): duplicate "
-                                 "init of key %s. Please double check if you called kv.init or "
-                                 "kv.broadcast with this key multiple times" % k)
+            self._check_new(k)
         vals = _dist.broadcast([vals[0]._val() for _, vals in pairs])
         for (k, src), v in zip(pairs, vals):
             self._store[k] = _wrap(jnp.array(v, copy=True), src[0].context)

@@ -194,6 +194,23 @@ def _zeros(shape, dtype, sharding, ctx):
     return _wrap(jax.device_put(jnp.zeros(tuple(shape), dtype), sharding), ctx)
 
 
+def _abstract(module, what):
+    raise NotImplementedError(
+        f"{type(module).__name__} does not define {what}: BaseModule is abstract (as in "
+        f"MXNet); use Module, BucketingModule, SequentialModule or a PythonModule subclass")
+
+
+def _abstract_method(name):
+    def method(self, *args, **kwargs):
+        _abstract(self, name + "()")
+    method.__name__ = name
+    return method
+
+
+def _abstract_property(name):
+    return property(lambda self: _abstract(self, name))
+
+
 class BaseModule:
     """The training and evaluation loops shared by every module type (mx.mod.BaseModule)."""
 
@@ -371,38 +388,20 @@ class BaseModule:
                     self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, val)
             train_data.reset()
 
-    # ---- properties every module type defines ------------------------------------------------
-    @property
-    def data_names(self):
-        raise NotImplementedError()
-
-    @property
-    def output_names(self):
-        raise NotImplementedError()
-
-    @property
-    def data_shapes(self):
-        raise NotImplementedError()
-
-    @property
-    def label_shapes(self):
-        raise NotImplementedError()
-
-    @property
-    def output_shapes(self):
-        raise NotImplementedError()
+    # ---- what every module type defines (abstract here, as in MXNet's BaseModule) -------------
+    data_names = _abstract_property("data_names")
+    output_names = _abstract_property("output_names")
+    data_shapes = _abstract_property("data_shapes")
+    label_shapes = _abstract_property("label_shapes")
+    output_shapes = _abstract_property("output_shapes")
 
     @property
     def symbol(self):
         return self._symbol
 
     # ---- parameters ------------------------------------------------------------------------
-    def get_params(self):
-        raise NotImplementedError()
-
-    def init_params(self, initializer=_init.Uniform(0.01), arg_params=None, aux_params=None,
-                    allow_missing=False, force_init=False, allow_extra=False):
-        raise NotImplementedError()
+    get_params = _abstract_method("get_params")
+    init_params = _abstract_method("init_params")
 
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
                    allow_extra=False):
@@ -440,39 +439,21 @@ class BaseModule:
         _assert(self.binded and self.params_initialized, _NEED_INIT)
         _assert(not states and not value)
 
-    def install_monitor(self, mon):
-        raise NotImplementedError()
+    install_monitor = _abstract_method("install_monitor")
 
     def prepare(self, data_batch, sparse_row_id_fn=None):
         if sparse_row_id_fn is not None:
             warnings.warn(UserWarning("sparse_row_id_fn is not invoked for BaseModule."))
 
     # ---- computation -----------------------------------------------------------------------
-    def forward(self, data_batch, is_train=None):
-        raise NotImplementedError()
-
-    def backward(self, out_grads=None):
-        raise NotImplementedError()
-
-    def get_outputs(self, merge_multi_context=True):
-        raise NotImplementedError()
-
-    def get_input_grads(self, merge_multi_context=True):
-        raise NotImplementedError()
-
-    def update(self):
-        raise NotImplementedError()
-
-    def update_metric(self, eval_metric, labels, pre_sliced=False):
-        raise NotImplementedError()
-
-    def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
-             force_rebind=False, shared_module=None, grad_req="write"):
-        raise NotImplementedError()
-
-    def init_optimizer(self, kvstore="local", optimizer="sgd",
-                       optimizer_params=(("learning_rate", 0.01),), force_init=False):
-        raise NotImplementedError()
+    forward = _abstract_method("forward")
+    backward = _abstract_method("backward")
+    get_outputs = _abstract_method("get_outputs")
+    get_input_grads = _abstract_method("get_input_grads")
+    update = _abstract_method("update")
+    update_metric = _abstract_method("update_metric")
+    bind = _abstract_method("bind")
+    init_optimizer = _abstract_method("init_optimizer")
 
 
 # ---- devices and compiled programs ---------------------------------------------------------------

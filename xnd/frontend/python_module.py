@@ -3,7 +3,7 @@ import logging
 
 from . import initializer as _init
 from . import nd
-from .module import BaseModule, _assert
+from .module import BaseModule, _abstract_method, _assert
 
 __all__ = ["PythonModule", "PythonLossModule"]
 
@@ -81,8 +81,7 @@ class PythonModule(BaseModule):
             _assert([x[0] for x in label_shapes] == self._label_names)
         self._output_shapes = self._compute_output_shapes()
 
-    def _compute_output_shapes(self):
-        raise NotImplementedError()
+    _compute_output_shapes = _abstract_method("_compute_output_shapes")
 
     def init_optimizer(self, kvstore="local", optimizer="sgd",
                        optimizer_params=(("learning_rate", 0.01),), force_init=False):
@@ -132,11 +131,12 @@ class PythonLossModule(PythonModule):
                 grad = nd.array(grad)
             self._scores_grad = grad
         else:
-            raise NotImplementedError()
+            raise NotImplementedError(
+                "PythonLossModule.backward needs grad_func (the gradient of the loss with "
+                "respect to the scores), or a subclass overriding _backward_impl")
 
     def get_input_grads(self, merge_multi_context=True):
         _assert(merge_multi_context is True)
         return [self._scores_grad]
 
-    def install_monitor(self, mon):
-        raise NotImplementedError()
+    install_monitor = _abstract_method("install_monitor")
