@@ -59,6 +59,15 @@ def _wrap(data, ctx):
     return x
 
 
+def _wrap_results(values, ctx):
+    """NDArrays of values a whole program produced outside ``invoke`` (hybridized inference):
+    synchronous under NaiveEngine, and covered by ``nd.waitall()``, as invoke's results are."""
+    if _engine.NAIVE:
+        _engine.sync(values)
+    _RECENT.extend(_ref(v) for v in values)
+    return [_wrap(v, ctx) for v in values]
+
+
 _SCALARS = (numbers.Number, np.bool_)
 
 

@@ -14,7 +14,6 @@ import inspect
 import re
 import threading
 import warnings
-import weakref
 from collections import OrderedDict, defaultdict
 
 import jax
@@ -22,7 +21,7 @@ import numpy as np
 
 from ... import name as _name
 from ...base import MXNetError
-from ...ndarray import _RECENT, NDArray, _wrap, invoke
+from ...ndarray import NDArray, _wrap_results, invoke
 from ...symbol import rewrite as _rewrite
 from .parameter import (Constant, DeferredInitializationError, Parameter,  # noqa: F401
                         ParameterDict)
@@ -639,8 +638,7 @@ class _GraphOp:
         key = _random.next_key() if self.op.rng else _NO_KEY
         outs = self.graph.inference_plan().run(vals[:n_args], vals[n_args:], key,
                                                self._fold_state)
-        _RECENT.extend(weakref.ref(o) for o in outs)       # nd.waitall() waits for them
-        return [_wrap(o, ctx) for o in outs]
+        return _wrap_results(outs, ctx)
 
     def __call__(self, flat_args):
         from ...ndarray import STATE
