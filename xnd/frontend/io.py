@@ -285,19 +285,23 @@ def _init_data(data, allow_empty, default_name):
 
 
 @functools.partial(jax.jit, static_argnums=(2, 3))
-def _slice_kernel(x, start, size, axis):
-    return jax.lax.dynamic_slice_in_dim(x, start, size, axis)
+def _slice_kernel(xs, start, size, axis):
+    return [jax.lax.dynamic_slice_in_dim(x, start, size, axis) for x in xs]
 
 
-def _slice(arr, axis, start, end):
-    """A copy of ``arr[start:end]`` along ``axis`` (MXNet's slice_axis), compiled once per
-    batch size: the start is a traced argument, so every batch reuses the kernel."""
-    n = arr.shape[axis]
+def _slices(arrays, axis, start, end):
+    """Copies of ``a[start:end]`` along ``axis`` (MXNet's slice_axis) for every array, in one
+    dispatch compiled once per batch size and array shapes: the start is a traced argument,
+    so every batch of an epoch reuses the kernel."""
+    if not arrays:
+        return []
+    n = arrays[0].shape[axis]
     start, end = max(0, min(start, n)), max(0, min(end, n))
     size = max(0, end - start)
     if size == n:
-        return arr.copy()
-    return _wrap(_slice_kernel(arr._val(), np.int64(start), size, axis), arr.context)
+        return [a.copy() for a in arrays]
+    vals = _slice_kernel([a._val() for a in arrays], np.int64(start), size, axis)
+    return [_wrap(v, a.context) for v, a in zip(vals, arrays)]
 
 
 class NDArrayIter(DataIter):
@@ -368,8 +372,14 @@ class NDArrayIter(DataIter):
     def next(self):
         if not self.iter_next():
             raise StopIteration
-        data = self.getdata()
-        label = self.getlabel()
+        if self._plain_batch_at(self.cursor):
+            # data and labels of an ordinary batch: one slicing dispatch for all of them
+            both = self._getdata(self.data + self.label, self.cursor,
+                                 self.cursor + self.batch_size)
+            data, label = both[:len(self.data)], both[len(self.data):]
+        else:
+            data = self.getdata()
+            label = self.getlabel()
         if data[0].shape[self.layout.find("N")] != self.batch_size:
             # a short last batch ('roll_over', or 'discard'): keep it for the next epoch
             self._cache_data = data
@@ -382,8 +392,15 @@ class NDArrayIter(DataIter):
         start = start if start is not None else 0
         if end is None:
             end = source[0][1].shape[0] if source else 0
-        axis = self.layout.find("N")
-        return [_slice(x[1], axis, start, end) for x in source]
+        return _slices([x[1] for x in source], self.layout.find("N"), start, end)
+
+    def _plain_batch_at(self, start):
+        """True when the batch starting at row ``start`` is a whole slice of the arrays (no
+        padding, no roll-over leftovers) and ``getdata``/``getlabel`` are NDArrayIter's own."""
+        cls = type(self)
+        return (cls.getdata is NDArrayIter.getdata and cls.getlabel is NDArrayIter.getlabel
+                and cls._batchify is NDArrayIter._batchify
+                and 0 <= start and start + self.batch_size <= self.num_data)
 
     def _concat(self, first, second):
         if (not first) or (not second):

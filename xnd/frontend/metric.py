@@ -109,6 +109,14 @@ class EvalMetric:
         if n is not None:
             pend[1] = n if pend[1] is None else _add64(pend[1], n)
 
+    def _add_sum(self, kernel, *args):
+        """Add ``kernel``'s batch sum to the pending one in the kernel's own dispatch (an
+        ``_accumulating`` kernel: ``kernel(pending, *args) = pending + contribution``)."""
+        pend = self.__dict__.get("_pending")
+        if pend is None:
+            pend = self.__dict__["_pending"] = [None, None]
+        pend[0] = kernel(_zero64() if pend[0] is None else pend[0], *args)
+
     def _add_host_count(self, n):
         d = self.__dict__
         d["_num_inst"] = d.get("_num_inst", 0) + n
@@ -186,6 +194,23 @@ class EvalMetric:
 @jax.jit
 def _add64(a, b):
     return a + b
+
+
+_ZERO64 = []
+
+
+def _zero64():
+    if not _ZERO64:
+        _ZERO64.append(jnp.zeros((), jnp.float64))
+    return _ZERO64[0]
+
+
+def _accumulating(fn, static_argnums=()):
+    """jit ``(pending, *args) -> pending + fn(*args)``: a metric's batch contribution and its
+    running sum in one dispatch (``static_argnums`` index ``args``)."""
+    def acc(pending, *args):
+        return pending + fn(*args)
+    return jax.jit(acc, static_argnums=tuple(i + 1 for i in static_argnums))
 
 
 # ---- registry (MXNet's mx.registry semantics) -------------------------------------------------
@@ -341,8 +366,7 @@ def _pair(label, pred):
     return lv, pv
 
 
-@jax.jit
-def _acc_same(label, pred):
+def _acc_same_impl(label, pred):
     return jnp.sum(pred.astype(jnp.int32).ravel() == label.astype(jnp.int32).ravel(),
                    dtype=jnp.int64).astype(jnp.float64)
 
@@ -353,7 +377,8 @@ def _acc_argmax_impl(label, pred, axis):
                    dtype=jnp.int64).astype(jnp.float64)
 
 
-_acc_argmax = jax.jit(_acc_argmax_impl, static_argnums=2)
+_acc_same = _accumulating(_acc_same_impl)
+_acc_argmax = _accumulating(_acc_argmax_impl, static_argnums=(2,))
 
 
 @register
@@ -380,8 +405,10 @@ class Accuracy(EvalMetric):
                 raise ValueError("Shape of labels {} does not match shape of "
                                  "predictions {}".format(lv.size, n_pred))
             axis = self.axis % pv.ndim if argmax else None
-            count = _acc_argmax(lv, pv, axis) if argmax else _acc_same(lv, pv)
-            self._add_device(s=count)
+            if argmax:
+                self._add_sum(_acc_argmax, lv, pv, axis)
+            else:
+                self._add_sum(_acc_same, lv, pv)
             self._add_host_count(n_pred)
 
 
@@ -663,19 +690,19 @@ def _as_2d(x):
     return x.reshape(x.shape[0], 1) if x.ndim == 1 else x
 
 
-@jax.jit
-def _mae(label, pred):
+def _mae_impl(label, pred):
     return jnp.mean(jnp.abs(_as_2d(label) - _as_2d(pred))).astype(jnp.float64)
 
 
-@jax.jit
-def _mse(label, pred):
+def _mse_impl(label, pred):
     return jnp.mean((_as_2d(label) - _as_2d(pred)) ** 2.0).astype(jnp.float64)
 
 
-@jax.jit
-def _rmse(label, pred):
+def _rmse_impl(label, pred):
     return jnp.sqrt(jnp.mean((_as_2d(label) - _as_2d(pred)) ** 2.0)).astype(jnp.float64)
+
+
+_mae, _mse, _rmse = (_accumulating(f) for f in (_mae_impl, _mse_impl, _rmse_impl))
 
 
 class _Regression(EvalMetric):
@@ -692,7 +719,7 @@ class _Regression(EvalMetric):
             if lv.dtype != pv.dtype:
                 dt = jnp.promote_types(lv.dtype, pv.dtype)
                 lv, pv = lv.astype(dt), pv.astype(dt)
-            self._add_device(s=type(self)._kernel(lv, pv))
+            self._add_sum(type(self)._kernel, lv, pv)
             self._add_host_count(1)
 
 
@@ -723,12 +750,14 @@ class RMSE(_Regression):
         super().__init__(name, output_names, label_names)
 
 
-@jax.jit
-def _nll(label, pred, eps):
+def _nll_impl(label, pred, eps):
     label = label.reshape(-1)
     idx = label.astype(jnp.int64)
     prob = pred[jnp.arange(label.shape[0]), idx]
     return jnp.sum(-jnp.log(prob + eps.astype(pred.dtype))).astype(jnp.float64)
+
+
+_nll = _accumulating(_nll_impl)
 
 
 class _LogLoss(EvalMetric):
@@ -742,7 +771,7 @@ class _LogLoss(EvalMetric):
         for label, pred in zip(labels, preds):
             n = label.size
             assert n == pred.shape[0], (n, pred.shape[0])
-            self._add_device(s=_nll(*_pair(label, pred), jnp.asarray(self.eps)))
+            self._add_sum(_nll, *_pair(label, pred), jnp.asarray(self.eps))
             self._add_host_count(n)
 
 
@@ -905,9 +934,11 @@ class PCC(EvalMetric):
         self.lcm = numpy.zeros((self.k, self.k))
 
 
-@jax.jit
-def _sum64(x):
+def _sum64_impl(x):
     return jnp.sum(x).astype(jnp.float64)
+
+
+_sum64 = _accumulating(_sum64_impl)
 
 
 @register
@@ -922,7 +953,7 @@ class Loss(EvalMetric):
         if isinstance(preds, NDArray):
             preds = [preds]
         for pred in preds:
-            self._add_device(s=_sum64(_vals(pred)))
+            self._add_sum(_sum64, _vals(pred))
             self._add_host_count(pred.size)
 
 
