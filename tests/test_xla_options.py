@@ -7,14 +7,28 @@ import numpy as np
 from xnd.lowering import xla_options
 
 
-def test_inference_programs_keep_xla_fusion_emitters():
-    train, infer = xla_options.options(), xla_options.options(inference=True)
+def test_only_convolution_programs_get_classic_fusion():
+    conv, plain = xla_options.options(classic_fusion=True), xla_options.options()
     if jax.default_backend() != "cpu":
-        assert train is None and infer is None
+        assert conv is None and plain is None
         return
-    assert train == {**xla_options.CPU_OPTIONS, **xla_options.TRAINING_OPTIONS}
-    assert infer == xla_options.CPU_OPTIONS
-    assert "xla_cpu_use_fusion_emitters" not in infer
+    assert conv == {**xla_options.CPU_OPTIONS, **xla_options.CLASSIC_FUSION_OPTIONS}
+    assert plain == xla_options.CPU_OPTIONS
+    assert "xla_cpu_use_fusion_emitters" not in plain
+
+
+def test_which_graphs_are_convolutional():
+    import xnd as mx
+    from xnd.lowering.registry import get as get_op
+    from xnd.symbol.executor import GraphFunction
+    assert get_op("Convolution").convolutional and get_op("Pooling").convolutional
+    assert not get_op("FullyConnected").convolutional
+    data = mx.sym.Variable("data")
+    mlp = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(data, num_hidden=4), name="softmax")
+    cnn = mx.sym.FullyConnected(mx.sym.Convolution(data, kernel=(3, 3), num_filter=2),
+                                num_hidden=4)
+    assert not GraphFunction(mlp).convolutional
+    assert GraphFunction(cnn).convolutional
 
 
 def test_tuned_jit_runs_top_level_and_nested():
@@ -28,4 +42,4 @@ def test_tuned_jit_runs_top_level_and_nested():
 
 def test_switch_off(monkeypatch):
     monkeypatch.setattr(xla_options, "ENABLED", False)
-    assert xla_options.options() is None and xla_options.options(inference=True) is None
+    assert xla_options.options() is None and xla_options.options(classic_fusion=True) is None

@@ -298,7 +298,8 @@ def _jitted(plan, mode):
                 STATS["traces"] += 1
                 grads, aux = pure(ext_vals, dyn_vals, head_grads)
                 return [g if o is None else o + g.astype(o.dtype) for g, o in zip(grads, olds)], aux
-        f = _JITTED[(plan, mode)] = xla_options.jit(run)
+        conv = xla_options.classic_fusion(kind[1] for kind, _ in plan[0] if kind[0] == "op")
+        f = _JITTED[(plan, mode)] = xla_options.jit(run, classic_fusion=conv)
         STATS["plans"] += 1
     return f
 

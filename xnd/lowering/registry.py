@@ -13,6 +13,7 @@ static attributes closed over, cached per frozen attribute tuple. Attributes
 annotated ``Dynamic(...)`` (scalars of ``_plus_scalar`` & co.) are passed as
 jit arguments instead, so a changing scalar does not recompile.
 """
+import functools
 import inspect
 
 import jax
@@ -42,7 +43,7 @@ class Op:
     __slots__ = ("name", "aliases", "fn", "inputs", "variadic", "params", "static", "dynamic",
                  "rng", "train", "num_visible", "aux", "_kernels", "default_key", "doc",
                  "num_outputs", "output_names", "aux_update", "param_shapes", "optional", "check",
-                 "input_init", "loss", "mutates", "tuned",
+                 "input_init", "loss", "mutates", "tuned", "convolutional",
                  "__weakref__")
 
     def __init__(self, name, fn, aliases=(), num_visible=None, aux=(), num_outputs=1,
@@ -52,6 +53,8 @@ class Op:
         # compiled with xla_options (XLA:CPU's convolution choices): convolutions and whole
         # graphs; plain jax.jit elsewhere keeps the eager fast path as short as it can be
         self.tuned = name in _TUNED
+        # XLA's classic fusion when training (xla_options.classic_fusion)
+        self.convolutional = name in _TUNED
         self.inputs, self.params, self.variadic = [], {}, False
         self.rng = self.train = False
         self.optional = set()  # inputs with a None default (bias when no_bias, ...)
@@ -165,7 +168,8 @@ class Op:
                             f"supported (legacy MXNet arrays need ndim >= 1 and no zero-size dim)")
             return fn(*inputs, **static, **dict(zip(dyn, args[len(inputs):])))
         kern.__name__ = self.name
-        jit = xla_options.jit if self.tuned else jax.jit
+        jit = functools.partial(xla_options.jit, classic_fusion=self.convolutional) \
+            if self.tuned else jax.jit
         if donate is None:
             return jit(kern)
         if donate == "old":  # out= target that the op does not read: donate it, keep it alive

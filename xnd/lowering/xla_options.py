@@ -6,11 +6,13 @@ inference programs (docs/performance.md, per-process A/B runs): with YNNPACK con
 off LeNet training ran 1.63x the steps/s and model-zoo MobileNet inference 1.3x the
 images/s; ResNet-18 inference was about even.  Turning YNNPACK off for dots as well (Winograd's batched
 matmuls and pointwise convolutions are dots) measured worse, so dots keep it.  XLA's
-classic fusion code path (fusion emitters off) gave training another 1.06-1.11x but made
-inference 0.87-0.92x as fast, so only training-capable programs get it.
+classic fusion code path (fusion emitters off) gave convolution training another
+1.06-1.11x, but made inference 0.87-0.92x as fast and the dot-only training step of an MLP
+(benchmarks/workloads/mlp_module.py) 5-15% slower, so only programs that may train and
+hold a convolution or pooling (``classic_fusion=True``) get it.
 
-``jit(fun, inference=False, **kw)`` is ``jax.jit`` with ``options(inference)`` where the
-default backend is the CPU.  An XLA that does not know an option (an older or newer jaxlib)
+``jit(fun, classic_fusion=False, **kw)`` is ``jax.jit`` with ``options(classic_fusion)``
+where the default backend is the CPU.  An XLA that does not know an option (an older or newer jaxlib)
 would reject every compilation, so the first ``options()`` call compiles a trivial function
 with them once and drops them for the process if that fails.  ``XND_XLA_CPU_OPTIONS=0``
 turns them off (for A/B measurements: benchmarks/xla_flags_sweep.py).
@@ -22,7 +24,7 @@ import jax
 import jax.numpy as jnp
 
 CPU_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
-TRAINING_OPTIONS = {"xla_cpu_use_fusion_emitters": False}     # added for non-inference programs
+CLASSIC_FUSION_OPTIONS = {"xla_cpu_use_fusion_emitters": False}  # convolution training
 ENABLED = os.environ.get("XND_XLA_CPU_OPTIONS", "1") != "0"
 
 
@@ -37,23 +39,24 @@ def _accepted(items):
         raise
 
 
-def options(inference=False):
-    """The options for a compilation now: ``CPU_OPTIONS`` (plus ``TRAINING_OPTIONS`` unless
-    ``inference``) on a CPU default backend when this XLA accepts them, else ``None``."""
+def options(classic_fusion=False):
+    """The options for a compilation now: ``CPU_OPTIONS`` (plus ``CLASSIC_FUSION_OPTIONS``
+    with ``classic_fusion``) on a CPU default backend when this XLA accepts them, else
+    ``None``."""
     if not ENABLED or jax.default_backend() != "cpu":
         return None
-    opts = dict(CPU_OPTIONS) if inference else dict(CPU_OPTIONS, **TRAINING_OPTIONS)
+    opts = dict(CPU_OPTIONS, **CLASSIC_FUSION_OPTIONS) if classic_fusion else dict(CPU_OPTIONS)
     items = tuple(sorted(opts.items()))
     return opts if _accepted(items) else None
 
 
-def jit(fun, inference=False, **kw):
-    """``jax.jit(fun, **kw)`` compiled with ``options(inference)`` when called from Python.  JAX takes
+def jit(fun, classic_fusion=False, **kw):
+    """``jax.jit(fun, **kw)`` compiled with ``options(classic_fusion)`` when called from Python.  JAX takes
     compile options only for a top-level compilation, so a call from inside another traced
     function (Module's step calls the executor's forward-backward) runs the plain ``jax.jit``
     (whose code then belongs to the caller's compilation and its options)."""
     plain = jax.jit(fun, **kw)
-    opts = options(inference)
+    opts = options(classic_fusion)
     if opts is None:
         return plain
     top = jax.jit(fun, compiler_options=opts, **kw)
@@ -70,3 +73,9 @@ def jit(fun, inference=False, **kw):
     call._cache_size = lambda: top._cache_size() + plain._cache_size()
     call.lower = top.lower
     return call
+
+
+def classic_fusion(ops):
+    """Whether a program that may train, made of ``ops`` (registry Ops), gets
+    ``CLASSIC_FUSION_OPTIONS``: it holds a convolution or pooling (``Op.convolutional``)."""
+    return any(getattr(op, "convolutional", False) for op in ops)

@@ -34,7 +34,9 @@ class GraphFunction:
         self.arg_nodes = [n for n in self.nodes if n.op is None and id(n) not in aux]
         self.aux_nodes = [n for n in self.nodes if n.op is None and id(n) in aux]
         self._calls = {}
-        self.forward = xla_options.jit(self._run, static_argnums=3)
+        self.convolutional = xla_options.classic_fusion(n.op for n in self.nodes if n.op)
+        self.forward = xla_options.jit(self._run, static_argnums=3,
+                                       classic_fusion=self.convolutional)
         self._fwd_bwd = {}
         self._plan = None
         self._channels_last = _layout.ENABLED and any(
@@ -118,7 +120,7 @@ class GraphFunction:
                          for o, h in zip(outs, head_grads)]
                 (grads,) = vjp(heads)
                 return outs, new_aux, grads
-            f = self._fwd_bwd[diff_mask] = xla_options.jit(fb)
+            f = self._fwd_bwd[diff_mask] = xla_options.jit(fb, classic_fusion=self.convolutional)
         return f
 
 

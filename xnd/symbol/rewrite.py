@@ -249,7 +249,7 @@ class _Variant:
         self.slots = {s: i for i, s in enumerate(slots)}
         self.n_consts = len(slots)
         self.fold = jax.jit(self._fold)
-        self.main = xla_options.jit(self._main, inference=True)  # XLA's own convolutions
+        self.main = xla_options.jit(self._main)  # XLA's own convolutions, fusion emitters on
 
     # ---- the fold program ---------------------------------------------------------------
     def _fold(self, params):

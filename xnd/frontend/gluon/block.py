@@ -624,6 +624,7 @@ class _GraphOp:
                      num_outputs=n_out + n_aux,
                      aux_update=lambda attrs, ins, outs: outs[n_out:n_out + n_aux])
         self.op.tuned = True                       # whole graphs: xla_options
+        self.op.convolutional = g.convolutional
         self.params = [p for is_arg, p in self.arg_slots if not is_arg] + self.aux_params
         self._fold_state = _rewrite.new_state()
         STATS["graph_ops"] += 1
