@@ -17,6 +17,9 @@ functions of the graph (``xnd.symbol.executor.GraphFunction``):
   auxiliary states after ``backward`` runs forward+backward (then ``update``
   is a separate jitted optimizer step).  Every call order MXNet allows gives
   MXNet's numbers; only the fused order is faster.
+* ``fit`` over an ``NDArrayIter`` with nothing watching the batches (no batch
+  callback or monitor) runs 50 batches at a time as one compiled loop of that step
+  (``xnd.frontend.fit_scan``), leaving everything as the batch loop would;
 * batch arrays are never donated (they belong to the caller); a parameter,
   state or gradient buffer is donated only while no other handle or pending
   computation holds it (``xnd.ndarray._exclusive``); otherwise the step runs
@@ -79,6 +82,7 @@ from ..base import MXNetError
 from ..lowering import xla_options
 from ..symbol import rewrite as _rewrite
 from ..ndarray import NDArray, _exclusive, _wrap
+from . import fit_scan as _fit_scan
 from . import initializer as _init
 from . import nd
 
@@ -345,7 +349,17 @@ class BaseModule:
             nbatch = 0
             data_iter = iter(train_data)
             end_of_batch = False
-            next_data_batch = next(data_iter)
+            if batch_end_callback is None and monitor is None and sparse_row_id_fn is None:
+                run = _fit_scan.plan(self, train_data, eval_metric) \
+                    if isinstance(self, Module) else None
+                nbatch = run.run() if run is not None else 0
+            try:
+                next_data_batch = next(data_iter)
+            except StopIteration:
+                if not nbatch:
+                    raise
+                end_of_batch = True     # the compiled loop did the whole epoch
+                eval_name_vals = eval_metric.get_global_name_value()
             while not end_of_batch:
                 data_batch = next_data_batch
                 if monitor is not None:
@@ -555,6 +569,7 @@ class _Programs:
         self._fwd = {}
         self._fb = {}
         self._steps = {}
+        self._scans = {}        # xnd.frontend.fit_scan's compiled loops
 
     @staticmethod
     def get(graph, lay):
@@ -646,7 +661,7 @@ class _Programs:
                     a = [_take(x, sl, ax) for x, ax in zip(args, lay.arg_axes)]
                     parts.append(run(a, aux, _dev_key(key, d), is_train)[0])
                 return [_join([p[i] for p in parts], ax) for i, ax in enumerate(lay.out_axes)]
-        f = self._fwd[is_train] = xla_options.jit(fn)
+        f = self._fwd[is_train] = xla_options.jit(fn, classic_fusion=self.graph.convolutional)
         return f
 
     def fwd_bwd(self, mask, head_mask, add_mask, donate):
@@ -664,7 +679,8 @@ class _Programs:
             outs, new_aux, grads = gfb(args, aux, key, heads)
             grads = [g if a is None else a + g.astype(a.dtype) for g, a in zip(grads, acc)]
             return outs, new_aux, grads
-        f = self._fb[k] = xla_options.jit(fn, donate_argnums=(4,) if donate else ())
+        f = self._fb[k] = xla_options.jit(fn, classic_fusion=self.graph.convolutional,
+                                          donate_argnums=(4,) if donate else ())
         return f
 
     def step(self, mask, head_mask, add_mask, pidx, upd, ones, opt, donate):
@@ -676,19 +692,28 @@ class _Programs:
         ``ones``: positions in ``params`` that read as 1 (fix_gamma gammas, which MXNet
         overwrites with 1 at forward). Parameters, aux states, optimizer states and ``acc``
         are donated when ``donate``."""
-        builtin = type(opt).__module__ == _OPT_MODULE
-        k = (mask, head_mask, add_mask, pidx, upd, ones, opt.static_key(), builtin or id(opt),
-             donate)
+        k = (mask, head_mask, add_mask, pidx, upd, ones) + _opt_key(opt) + (donate,)
         f = self._steps.get(k)
-        if f is not None:
-            return f
+        if f is None:
+            fn = self.pure_step(mask, head_mask, pidx, upd, ones, opt)
+
+            def traced(*args):
+                TRACES["step"] += 1
+                return fn(*args)
+            f = self._steps[k] = xla_options.jit(
+                traced, classic_fusion=self.graph.convolutional,
+                donate_argnums=(0, 2, 3, 4) if donate else ())
+        return f
+
+    def pure_step(self, mask, head_mask, pidx, upd, ones, opt):
+        """The function ``step`` compiles (traceable: ``xnd.frontend.fit_scan`` runs it in a
+        loop)."""
         gfb = self._global_fb(mask, head_mask)
         opt_step = opt.jitted_step()
         n_args = len(mask)
         pset = set(pidx)
 
         def fn(params, others, aux, states, acc, key, heads, lrs, wds, extras):
-            TRACES["step"] += 1
             params = [jnp.ones_like(v) if k in ones else v for k, v in enumerate(params)]
             p, o = iter(params), iter(others)
             args = [next(p) if i in pset else next(o) for i in range(n_args)]
@@ -697,8 +722,14 @@ class _Programs:
             new_params, new_states = opt_step(list(params), [grads[j] for j in upd], list(states),
                                               lrs, wds, extras)
             return outs, new_aux, grads, new_params, new_states
-        f = self._steps[k] = xla_options.jit(fn, donate_argnums=(0, 2, 3, 4) if donate else ())
-        return f
+        return fn
+
+
+def _opt_key(opt):
+    """What a compiled step depends on in the optimizer: its static key, and its identity for
+    a user-defined class (whose rule may read more than the key)."""
+    builtin = type(opt).__module__ == _OPT_MODULE
+    return (opt.static_key(), builtin or id(opt))
 
 
 _OPT_MODULE = "xnd.frontend.optimizer"
@@ -1594,12 +1625,15 @@ class Module(BaseModule):
             if k not in states:
                 states[k] = opt.create_state_multi_precision(k, w)
                 upd.states_synced[k] = True
-                fix = self._devs.n > 1
+                # committed to the module's devices like the step's outputs: a compiled step
+                # called first with uncommitted states would compile a second time
+                fix = True
             else:
                 fix = not upd.states_synced.get(k, True) or self._devs.n > 1
             if fix:
                 for leaf in jax.tree_util.tree_leaves(states[k]):
-                    if isinstance(leaf, NDArray) and leaf._val().sharding != target:
+                    if isinstance(leaf, NDArray) and (leaf._val().sharding != target
+                                                      or not leaf._val().committed):
                         _own(leaf, _fresh(leaf._val(), target))
                         leaf._ctx = self._devs.ctx
                 upd.states_synced[k] = True
