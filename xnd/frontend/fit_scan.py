@@ -22,7 +22,6 @@ arithmetic, and on a 2-core machine it also competes with XLA's threads for the 
 (``benchmarks/workloads/mlp_module.py``).  ``XND_FIT_SCAN=0`` turns the loop off.
 """
 import os
-import weakref
 
 import jax
 import jax.numpy as jnp
@@ -100,7 +99,7 @@ class _Run:
 
     def _chunk(self, n):
         from . import random as _random
-        from .module import _exclusive, _opt_key, _own, _vals, _write_outs, _zero_key
+        from .module import _exclusive, _opt_key, _vals, _write_step, _zero_key
         mod, it = self.module, self.it
         exe, opt = mod._exec, mod._optimizer
         keys, pidx = mod._update_keys()
@@ -151,20 +150,9 @@ class _Run:
         outs, new_aux, new_grads, new_params, new_states, total, inputs = fn(
             [h._val() for h in params], [args[i]._val() for i in others_idx], _vals(exe._aux),
             state_vals, host[0], sources, *host[1:])
-        _write_outs(exe, outs)
-        for h, v in zip(exe._aux, new_aux):
-            _own(h, v)
-        for h, v in zip(grads, new_grads):
-            _own(h, v)
-        for h, v in zip(params, new_params):
-            _own(h, v)
-        for h, v in zip(leaves, jax.tree_util.tree_leaves(new_states)):
-            _own(h, v)
-        for i, v in zip(self.idx, inputs):          # the last batch stays loaded, as in MXNet
-            h = args[i]
-            h._data, h._ag, h._shared = v, None, False
-        if new_params:
-            _ndarray._RECENT.append(weakref.ref(new_params[0]))
+        _write_step(exe, outs, new_aux, (grads, new_grads), (params, new_params),
+                    (leaves, jax.tree_util.tree_leaves(new_states)),
+                    ([args[i] for i in self.idx], inputs))  # the last batch stays loaded
         if pending is None:
             pending = self.metric.__dict__["_pending"] = [None, None]
         pending[0] = total

@@ -1690,17 +1690,8 @@ class Module(BaseModule):
         outs, new_aux, new_grads, new_params, new_states = fn(
             [h._val() for h in params], [args[i]._val() for i in others_idx], _vals(exe._aux),
             state_vals, acc, self._key, [h for h in heads if h is not None], lrs, wds, extras)
-        _write_outs(exe, outs)
-        for h, v in zip(exe._aux, new_aux):
-            _own(h, v)
-        for h, v in zip(grads, new_grads):
-            _own(h, v)
-        for h, v in zip(params, new_params):
-            _own(h, v)
-        for h, v in zip(leaves, jax.tree_util.tree_leaves(new_states)):
-            _own(h, v)
-        if new_params:
-            _ndarray._RECENT.append(weakref.ref(new_params[0]))
+        _write_step(exe, outs, new_aux, (grads, new_grads), (params, new_params),
+                    (leaves, jax.tree_util.tree_leaves(new_states)))
         self._pending = None
         self._heads = None
         self._gamma_stale = False
@@ -1934,6 +1925,21 @@ def _write_outs(exe, outs):
             h._write(v)
     else:
         exe._outs = [_wrap(v, exe.lay.devs.ctx) for v in outs]
+
+
+def _write_step(exe, outs, new_aux, *pairs):
+    """Store a training step's results: outputs and aux states into the executor, and each
+    ``(handles, values)`` pair (gradients, parameters, optimizer-state leaves) handle by
+    handle; ``nd.waitall`` waits for the new parameters."""
+    _write_outs(exe, outs)
+    for h, v in zip(exe._aux, new_aux):
+        _own(h, v)
+    for handles, values in pairs:
+        for h, v in zip(handles, values):
+            _own(h, v)
+    params = pairs[1][1] if len(pairs) > 1 else ()
+    if params:
+        _ndarray._RECENT.append(weakref.ref(params[0]))
 
 
 def _gather(o, devs):
