@@ -1,6 +1,7 @@
 """Module.fit's compiled loop over an NDArrayIter (xnd/frontend/fit_scan.py) leaves the
 module, iterator, optimizer and metric exactly where the batch-by-batch loop leaves them,
-compiles once, and steps aside whenever something could watch the batches go by."""
+compiles once, replays Speedometer/ProgressBar calls batch by batch with MXNet's metric
+values, and steps aside whenever something else could watch the batches go by."""
 import logging
 import os
 import subprocess
@@ -153,11 +154,44 @@ def test_steps_aside_when_batches_are_watched(monkeypatch, kw):
     assert_same(fast, slow)
 
 
-def test_speedometer_sees_every_batch(monkeypatch, caplog):
+def test_any_other_callback_sees_every_batch_live(monkeypatch):
     seen = []
-    fast = train(monkeypatch, True, mlp(), batch_end_callback=lambda p: seen.append(p.nbatch))
+
+    def watch(p):
+        seen.append((p.nbatch, p.locals["self"]._optimizer.num_update))
+    fast = train(monkeypatch, True, mlp(), batch_end_callback=watch)
     assert fast["scans"] == 0
-    assert seen == list(range(14)) * 2
+    assert seen == [(b, 14 * e + b + 1) for e in range(2) for b in range(14)]
+
+
+def _speed_lines(records):
+    """Speedometer's lines without the (timing) speed."""
+    import re
+    return [re.sub(r"Speed: [0-9.]+", "Speed: -", r.getMessage()) for r in records
+            if "Speed:" in r.getMessage()]
+
+
+@pytest.mark.parametrize("auto_reset", [True, False])
+def test_speedometer_runs_with_the_compiled_loop(monkeypatch, caplog, auto_reset):
+    """Runs of ``frequent`` batches; every batch's metric update and Speedometer call are
+    replayed in order, so its lines (metric values, batch ranges) are MXNet's."""
+    caplog.set_level(logging.INFO)
+    res, lines = {}, {}
+    for scan in (True, False):
+        caplog.clear()
+        cbs = [mx.callback.Speedometer(BATCH, 5, auto_reset=auto_reset),
+               mx.callback.ProgressBar(14)]
+        res[scan] = train(monkeypatch, scan, mlp(), rows=300, batch_end_callback=cbs)
+        lines[scan] = _speed_lines(caplog.records)
+    assert res[True]["scans"] == 1 and res[False]["scans"] == 0
+    assert_same(res[True], res[False])
+    assert lines[True] == lines[False] and len(lines[True]) == 2 * 5    # batches 5..25
+    assert ("Batch [5-10]" if auto_reset else "Batch [0-10]") in lines[True][1]
+
+
+def test_speedometer_reporting_too_often_for_a_run(monkeypatch):
+    fast = train(monkeypatch, True, mlp(), batch_end_callback=mx.callback.Speedometer(BATCH, 2))
+    assert fast["scans"] == 0
 
 
 def test_iterator_not_at_an_epoch_start(monkeypatch):
@@ -169,6 +203,26 @@ def test_iterator_not_at_an_epoch_start(monkeypatch):
     before = M.TRACES["scan"]
     mod.fit(it, num_epoch=1, optimizer_params={"learning_rate": 0.1})
     assert M.TRACES["scan"] == before and mod._optimizer.num_update == 7
+
+
+def test_convolutional_networks_keep_the_batch_loop(monkeypatch):
+    monkeypatch.setattr(fit_scan, "ENABLED", True)
+    h = mx.sym.Convolution(mx.sym.Variable("data"), kernel=(3, 3), num_filter=2)
+    sym = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(h, num_hidden=4), name="softmax")
+    x = np.random.default_rng(0).standard_normal((80, 1, 5, 5)).astype("float32")
+    y = np.arange(80, dtype="float32") % 4
+    it = mx.io.NDArrayIter(x, y, batch_size=BATCH)
+    mod = mx.mod.Module(sym)
+    mod.bind(it.provide_data, it.provide_label)
+    mod.init_params()
+    mod.init_optimizer()
+    assert fit_scan.plan(mod, it, mx.metric.Accuracy()) is None
+    mod = mx.mod.Module(mlp())
+    it = mx.io.NDArrayIter(x.reshape(80, -1)[:, :12], y, batch_size=BATCH)
+    mod.bind(it.provide_data, it.provide_label)
+    mod.init_params()
+    mod.init_optimizer()
+    assert fit_scan.plan(mod, it, mx.metric.Accuracy()) is not None
 
 
 def test_switch_off(monkeypatch):

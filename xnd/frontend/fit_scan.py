@@ -2,13 +2,18 @@
 
 MXNet's ``fit`` runs, per batch, the iterator's ``next``, ``forward_backward``, ``update``,
 ``update_metric`` and ``prepare``.  When nothing can observe the module between two of
-those batches -- no ``batch_end_callback``, no monitor, the iterator, module, metric and
-optimizer are xnd's own classes -- xnd runs ``SCAN_STEPS`` consecutive batches as ONE
-jitted ``lax.scan`` of the fused training step (the same pure function ``Module.update``
+those batches -- no monitor, the iterator, module, metric and optimizer are xnd's own
+classes, and the batch-end callbacks (if any) are Speedometers or ProgressBars, which read
+only the metric and the batch number -- xnd runs consecutive batches as ONE jitted
+``lax.scan`` of the fused training step (the same pure function ``Module.update``
 compiles): each iteration slices its batch out of the iterator's arrays, runs forward,
-backward and the optimizer update, and adds the batch's accuracy to the metric's running
-sum.  The per-step host bookkeeping -- update counts, learning rates from the scheduler,
-the random keys -- is done first, in MXNet's order, and passed in as arrays.
+backward and the optimizer update, and counts the batch's correct predictions.  The
+per-step host bookkeeping -- update counts, learning rates from the scheduler, the random
+keys -- is done first, in MXNet's order, and passed in as arrays.  A run is
+``SCAN_STEPS`` batches, or a Speedometer's ``frequent`` (so each speed it prints is one
+run's).  Without callbacks the counts go into the metric's device sum; with callbacks,
+after each run the metric gets each batch's count and the callbacks their call, batch by
+batch as in MXNet's loop.
 
 Afterwards the module, iterator and metric are where the batch-by-batch loop leaves them:
 parameters, optimizer states, auxiliary states, the last batch's inputs, outputs and
@@ -19,7 +24,10 @@ loop body (tests: ``tests/test_fit_scan.py``).
 
 Why: on a small network the per-batch Python of MXNet's loop costs as much as the step's
 arithmetic, and on a 2-core machine it also competes with XLA's threads for the cores
-(``benchmarks/workloads/mlp_module.py``).  ``XND_FIT_SCAN=0`` turns the loop off.
+(``benchmarks/workloads/mlp_module.py``: 1.27x the JAX twin with the loop, 0.74x without;
+an MLP with BatchNorm and Dropout, 1.6x).  Networks with convolutions keep the batch loop:
+XLA:CPU ran LeNet's convolutions 4x slower inside a loop body.  ``XND_FIT_SCAN=0`` turns
+the loop off.
 """
 import os
 
@@ -34,13 +42,33 @@ SCAN_STEPS = 50          # batches per compiled run (one compile per run length 
 ENABLED = os.environ.get("XND_FIT_SCAN", "1") != "0"
 
 
-def plan(module, train_data, eval_metric):
+MIN_STEPS = 4            # a Speedometer reporting more often than this: the batch loop
+
+
+def _steps(batch_end_callback):
+    """Batches per run for these batch-end callbacks, or None when one may read more than
+    the metric and the batch number."""
+    from .callback import ProgressBar, Speedometer
+    if batch_end_callback is None:
+        return SCAN_STEPS
+    cbs = batch_end_callback if isinstance(batch_end_callback, list) else [batch_end_callback]
+    if not all(type(cb) in (Speedometer, ProgressBar) for cb in cbs):
+        return None
+    every = [cb.frequent for cb in cbs if type(cb) is Speedometer]
+    steps = min(every) if every else SCAN_STEPS
+    return steps if steps >= MIN_STEPS else None
+
+
+def plan(module, train_data, eval_metric, batch_end_callback=None):
     """A ``_Run`` for this epoch of ``module.fit`` when the compiled loop applies, else None
-    (the caller has already excluded batch callbacks, monitors and sparse_row_id_fn)."""
+    (the caller has already excluded monitors and sparse_row_id_fn)."""
     from . import metric as _metric
     from .io import NDArrayIter
     from .module import Module, _base_after_apply, _NEED_OPT, _assert
     if not ENABLED or type(train_data) is not NDArrayIter:
+        return None
+    steps = _steps(batch_end_callback)
+    if steps is None:
         return None
     cls = type(module)
     if any(getattr(cls, m) is not getattr(Module, m) for m in (
@@ -49,6 +77,10 @@ def plan(module, train_data, eval_metric):
     _assert(module.binded and module.params_initialized and module.optimizer_initialized,
             _NEED_OPT)
     exe = module._exec
+    # XLA:CPU runs convolutions inside a loop body far slower than as programs of their own
+    # (the bundled LeNet: 72 ms an epoch in the loop, 18 ms batch by batch)
+    if exe._progs.graph.convolutional:
+        return None
     if (module._devs.n != 1 or module._update_on_kvstore or not module._fused_ok()
             or any(exe._add_mask) or module._pending is not None
             or type(module._optimizer)._after_apply is not _base_after_apply()
@@ -80,24 +112,33 @@ def plan(module, train_data, eval_metric):
     n_pred = pred.size // pred.shape[axis] if argmax else pred.size
     if n_pred != label.size:
         return None
-    return _Run(module, it, eval_metric, idx, axis % pred.ndim if argmax else None, n_pred)
+    return _Run(module, it, eval_metric, idx, axis % pred.ndim if argmax else None, n_pred,
+                steps)
 
 
 class _Run:
-    def __init__(self, module, it, metric, idx, axis, n_pred):
+    def __init__(self, module, it, metric, idx, axis, n_pred, steps):
         self.module, self.it, self.metric = module, it, metric
-        self.idx, self.axis, self.n_pred = idx, axis, n_pred
+        self.idx, self.axis, self.n_pred, self.steps = idx, axis, n_pred, steps
 
-    def run(self):
-        """Run as many whole ``SCAN_STEPS`` runs of plain batches as the epoch has; returns
-        the number of batches done."""
-        it, done = self.it, 0
-        while it._plain_batch_at(it.cursor + it.batch_size * SCAN_STEPS):
-            self._chunk(SCAN_STEPS)
-            done += SCAN_STEPS
+    def run(self, batch_end=None):
+        """Run as many whole runs of plain batches as the epoch has, calling ``batch_end(n)``
+        after batch n's metric update when given; returns the number of batches done."""
+        it, n, done = self.it, self.steps, 0
+        while it._plain_batch_at(it.cursor + it.batch_size * n):
+            hits = self._chunk(n, per_batch=batch_end is not None)
+            if batch_end is not None:
+                for h in np.asarray(hits).tolist():
+                    self.metric._add_host(h, self.n_pred)
+                    batch_end(done)
+                    done += 1
+            else:
+                done += n
         return done
 
-    def _chunk(self, n):
+    def _chunk(self, n, per_batch):
+        """Run ``n`` batches; their correct counts go into the metric's device sum, or with
+        ``per_batch`` come back (one per batch) for the caller to add."""
         from . import random as _random
         from .module import _exclusive, _opt_key, _vals, _write_step, _zero_key
         mod, it = self.module, self.it
@@ -141,26 +182,29 @@ class _Run:
                                               self.idx, it.batch_size, self.axis)
         state_vals = jax.tree_util.tree_unflatten(treedef, [h._val() for h in leaves])
         pending = self.metric.__dict__.get("_pending")
-        total = None if pending is None else pending[0]
+        total = None if pending is None or per_batch else pending[0]
         from .metric import _zero64
         # the host-side inputs committed to the module's device, as the outputs fed back
         # are: mixing committed and uncommitted calls would compile the loop twice
         host = jax.device_put((_zero64() if total is None else total, starts, rng, lrs, wds,
                                extras), mod._devs.replicated)
-        outs, new_aux, new_grads, new_params, new_states, total, inputs = fn(
+        outs, new_aux, new_grads, new_params, new_states, total, inputs, hits = fn(
             [h._val() for h in params], [args[i]._val() for i in others_idx], _vals(exe._aux),
             state_vals, host[0], sources, *host[1:])
         _write_step(exe, outs, new_aux, (grads, new_grads), (params, new_params),
                     (leaves, jax.tree_util.tree_leaves(new_states)),
                     ([args[i] for i in self.idx], inputs))  # the last batch stays loaded
-        if pending is None:
-            pending = self.metric.__dict__["_pending"] = [None, None]
-        pending[0] = total
-        self.metric._add_host_count(n * self.n_pred)
         mod._key = rng[-1] if exe._has_rng else _zero_key()
         mod._params_dirty = True
         mod._gamma_stale = False
         it.cursor += n * it.batch_size
+        if per_batch:
+            return hits
+        if pending is None:
+            pending = self.metric.__dict__["_pending"] = [None, None]
+        pending[0] = total
+        self.metric._add_host_count(n * self.n_pred)
+        return None
 
 
 def _on_device(sources, starts, rows, sharding):
@@ -178,8 +222,8 @@ def _on_device(sources, starts, rows, sharding):
 
 def _compile(progs, exe, pidx, upd, ones, opt, donate, others_idx, idx, batch, axis):
     """jit (params, others, aux, states, total, sources, starts, keys, lrs, wds, extras) ->
-    (last outputs, aux, last grads, params, states, total, last inputs): ``len(starts)``
-    fused steps, each on the batch at its start row of ``sources``."""
+    (last outputs, aux, last grads, params, states, total, last inputs, correct count of each
+    batch): ``len(starts)`` fused steps, each on the batch at its start row of ``sources``."""
     from .metric import _acc_argmax_impl, _acc_same_impl
     from .module import TRACES
     head_mask = tuple(False for _ in exe._outs)
@@ -214,7 +258,7 @@ def _compile(progs, exe, pidx, upd, ones, opt, donate, others_idx, idx, batch, a
             (outs, new_aux, grads, new_params, new_states), hits, inputs = one(
                 params, others, aux, states, sources, start, key, lr, wd, ex)
             return (list(new_params), list(new_aux), list(new_states), total + hits, list(outs),
-                    list(grads), inputs), None
+                    list(grads), inputs), hits
 
         first = jax.tree_util.tree_map(lambda a: a[0], (starts, keys, lrs, wds, extras))
         shapes = jax.eval_shape(lambda *a: one(*a), params, others, aux, states, sources, *first)
@@ -222,9 +266,9 @@ def _compile(progs, exe, pidx, upd, ones, opt, donate, others_idx, idx, batch, a
         zeros = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype),
                                        (outs_s, grads_s, inputs_s))
         carry = (list(params), list(aux), list(states), total) + tuple(list(z) for z in zeros)
-        carry, _ = jax.lax.scan(body, carry, (starts, keys, lrs, wds, extras))
+        carry, hits = jax.lax.scan(body, carry, (starts, keys, lrs, wds, extras))
         params, aux, states, total, outs, grads, inputs = carry
-        return outs, aux, grads, params, states, total, inputs
+        return outs, aux, grads, params, states, total, inputs, hits
 
     return xla_options.jit(fn, classic_fusion=progs.graph.convolutional,
                            donate_argnums=(0, 2, 3) if donate else ())

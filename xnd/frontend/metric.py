@@ -117,6 +117,14 @@ class EvalMetric:
             pend = self.__dict__["_pending"] = [None, None]
         pend[0] = kernel(_zero64() if pend[0] is None else pend[0], *args)
 
+    def _add_host(self, s, n):
+        """Add a batch's (sum, count), host numbers, to the local and global stats."""
+        self._flush()
+        d = self.__dict__
+        d["_sum_metric"] = d.get("_sum_metric", 0.0) + s
+        d["_global_sum_metric"] = d.get("_global_sum_metric", 0.0) + s
+        self._add_host_count(n)
+
     def _add_host_count(self, n):
         d = self.__dict__
         d["_num_inst"] = d.get("_num_inst", 0) + n

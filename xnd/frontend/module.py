@@ -17,9 +17,10 @@ functions of the graph (``xnd.symbol.executor.GraphFunction``):
   auxiliary states after ``backward`` runs forward+backward (then ``update``
   is a separate jitted optimizer step).  Every call order MXNet allows gives
   MXNet's numbers; only the fused order is faster.
-* ``fit`` over an ``NDArrayIter`` with nothing watching the batches (no batch
-  callback or monitor) runs 50 batches at a time as one compiled loop of that step
-  (``xnd.frontend.fit_scan``), leaving everything as the batch loop would;
+* ``fit`` over an ``NDArrayIter`` with nothing watching the batches (no monitor,
+  batch callbacks only Speedometer/ProgressBar) trains many batches per compiled
+  loop of that step (``xnd.frontend.fit_scan``), leaving everything as the batch loop
+  would;
 * batch arrays are never donated (they belong to the caller); a parameter,
   state or gradient buffer is donated only while no other handle or pending
   computation holds it (``xnd.ndarray._exclusive``); otherwise the step runs
@@ -349,10 +350,18 @@ class BaseModule:
             nbatch = 0
             data_iter = iter(train_data)
             end_of_batch = False
-            if batch_end_callback is None and monitor is None and sparse_row_id_fn is None:
-                run = _fit_scan.plan(self, train_data, eval_metric) \
-                    if isinstance(self, Module) else None
-                nbatch = run.run() if run is not None else 0
+            run = _fit_scan.plan(self, train_data, eval_metric, batch_end_callback) \
+                if isinstance(self, Module) and monitor is None and sparse_row_id_fn is None \
+                else None
+            if run is not None:
+                fit_locals = locals()
+
+                def batch_end(n):
+                    params = BatchEndParam(epoch=epoch, nbatch=n, eval_metric=eval_metric,
+                                           locals=fit_locals)
+                    for callback in _as_list(batch_end_callback):
+                        callback(params)
+                nbatch = run.run(batch_end if batch_end_callback is not None else None)
             try:
                 next_data_batch = next(data_iter)
             except StopIteration:
