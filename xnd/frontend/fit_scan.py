@@ -84,7 +84,7 @@ def plan(module, train_data, eval_metric, batch_end_callback=None):
     if (module._devs.n != 1 or module._update_on_kvstore or not module._fused_ok()
             or any(exe._add_mask) or module._pending is not None
             or type(module._optimizer)._after_apply is not _base_after_apply()
-            or any(i not in module._update_keys()[1] for i in exe._fixg)):
+            or any(i not in module._step_layout()[1] for i in exe._fixg)):
         return None
     # every output a loss (backward() without head gradients), one accuracy metric
     if not all(node.op is not None and node.op.loss for node, _ in module._symbol._outputs):
@@ -143,15 +143,10 @@ class _Run:
         from .module import _exclusive, _opt_key, _vals, _write_step, _zero_key
         mod, it = self.module, self.it
         exe, opt = mod._exec, mod._optimizer
-        keys, pidx = mod._update_keys()
-        diff_pos = [i for i, m in enumerate(exe._mask) if m]
-        upd = tuple(diff_pos.index(j) for j in pidx)
-        ones = tuple(k for k, i in enumerate(pidx) if i in exe._fixg)
+        keys, pidx, upd, others_idx, grads, ones = mod._step_layout()
         args = exe._args
         params = [args[i] for i in pidx]
-        others_idx = [i for i in range(len(args)) if i not in set(pidx)]
-        trees, leaves, treedef = mod._states_for(keys, params)
-        grads = [g for g in exe._grads if g is not None]
+        _, leaves, treedef = mod._states_for(keys, params)
 
         # MXNet's host bookkeeping for each step, in its order
         opt._set_current_context(mod._devs.ctx.device_id)
@@ -172,7 +167,7 @@ class _Run:
                 _ndarray._flush_pending(h._data)
         sources, starts = _on_device([a._val() for _, a in it.data + it.label], starts,
                                      n * it.batch_size, mod._devs.replicated)
-        key = (tuple(exe._mask), tuple(pidx), upd, ones) + _opt_key(opt) + (
+        key = (tuple(exe._mask), pidx, upd, ones) + _opt_key(opt) + (
             donate, n, it.batch_size, tuple(self.idx), self.axis,
             tuple(others_idx.index(i) for i in self.idx))
         progs = exe._progs

@@ -1659,8 +1659,12 @@ class Module(BaseModule):
         self._states_cache = (upd.states, list(keys), len(upd.states), trees, leaves, treedef)
         return trees, leaves, treedef
 
-    def _fused_step(self):
-        exe, opt = self._exec, self._optimizer
+    def _step_layout(self):
+        """(updater keys, argument positions of the updated parameters, their positions among
+        the differentiated arguments, positions of the other arguments, gradient handles,
+        positions in the parameters that read as 1): how the fused step sees this binding
+        (cached on the executor)."""
+        exe = self._exec
         cache = getattr(exe, "_step_info", None)
         if cache is None or cache[0] is not self._update_on_kvstore:
             keys, pidx = self._update_keys()
@@ -1674,7 +1678,11 @@ class Module(BaseModule):
                 k for k, i in enumerate(pidx) if i in exe._fixg)
             cache = exe._step_info = (self._update_on_kvstore, keys, tuple(pidx), upd,
                                       others_idx, grads, ones)
-        _, keys, pidx, upd, others_idx, grads, ones = cache
+        return cache[1:]
+
+    def _fused_step(self):
+        exe, opt = self._exec, self._optimizer
+        keys, pidx, upd, others_idx, grads, ones = self._step_layout()
         if not keys:
             self._materialize("all")
             return
