@@ -148,21 +148,30 @@ class KVStore(KVStoreBase):
             self._store[k] = vals[0].copy()
 
     def push(self, key, value, priority=0):
-        """Sum the values pushed for each key; store the sum, or hand it to the optimizer."""
+        """Sum the values pushed for each key (``_reduce``: then over all workers); store the
+        sum, or hand it to the optimizer."""
         pairs, kind = _pairs(key, value)
         self._check_kind(kind)
+        merged = []
         for k, vals in pairs:
             stored = self._stored(k)
-            merged = vals[0]
+            m = vals[0]
             for v in vals[1:]:
-                merged = merged + v.as_in_context(merged.context)
-            if merged.shape != stored.shape:
+                m = m + v.as_in_context(m.context)
+            if m.shape != stored.shape:
                 raise MXNetError("kvstore push: key %s holds shape %s, pushed %s"
-                                 % (k, stored.shape, merged.shape))
+                                 % (k, stored.shape, m.shape))
+            merged.append(m.as_in_context(stored.context))
+        for (k, _), total in zip(pairs, self._reduce(merged)):
+            stored = self._store[k]
             if self._updater is not None:
-                self._updater(k, merged.as_in_context(stored.context), stored)
+                self._updater(k, total, stored)
             else:
-                merged.as_in_context(stored.context).copyto(stored)
+                total.copyto(stored)
+
+    def _reduce(self, merged):
+        """The sums over all workers of this process's sums (one process: themselves)."""
+        return merged
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copy each key's stored value into its output array(s)."""
@@ -251,29 +260,11 @@ class DistKVStore(KVStore):
         for (k, src), v in zip(pairs, vals):
             self._store[k] = _wrap(jnp.array(v, copy=True), src[0].context)
 
-    def push(self, key, value, priority=0):
-        """Sum the values pushed for each key here, then over all workers; store the sum, or
-        hand it to the optimizer (the same update on every worker)."""
-        pairs, kind = _pairs(key, value)
-        self._check_kind(kind)
-        merged_all = []
-        for k, vals in pairs:
-            stored = self._stored(k)
-            merged = vals[0]
-            for v in vals[1:]:
-                merged = merged + v.as_in_context(merged.context)
-            if merged.shape != stored.shape:
-                raise MXNetError("kvstore push: key %s holds shape %s, pushed %s"
-                                 % (k, stored.shape, merged.shape))
-            merged_all.append(merged.as_in_context(stored.context))
-        summed = _dist.allreduce([m._val() for m in merged_all])
-        for (k, _), m, v in zip(pairs, merged_all, summed):
-            stored = self._store[k]
-            total = _wrap(v, m.context)
-            if self._updater is not None:
-                self._updater(k, total, stored)
-            else:
-                total.copyto(stored)
+    def _reduce(self, merged):
+        """Every worker's sums added up (one collective for all keys): every worker then runs
+        the same update, as MXNet's servers do."""
+        summed = _dist.allreduce([m._val() for m in merged])
+        return [_wrap(v, m.context) for m, v in zip(merged, summed)]
 
     @property
     def rank(self):
