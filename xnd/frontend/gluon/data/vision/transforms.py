@@ -10,6 +10,7 @@ import random
 import numpy as np
 
 from .....ndarray import NDArray
+from ....image import scale_down
 from ...block import Block
 from ...nn.basic_layers import Sequential
 
@@ -161,16 +162,6 @@ class Resize(Block):
         return _out(_resize_any(a, w, h), x)
 
 
-def _scale_down(src_size, size):
-    w, h = size
-    sw, sh = src_size
-    if sh < h:
-        w, h = float(w * sh) / h, sh
-    if sw < w:
-        w, h = sw, float(h * sw) / w
-    return int(w), int(h)
-
-
 def _fixed_crop(a, x0, y0, w, h, size=None):
     out = a[y0:y0 + h, x0:x0 + w]
     if size is not None and (w, h) != tuple(size):
@@ -191,7 +182,7 @@ class CenterCrop(Block):
     def forward(self, x):
         a = _np(x)
         h, w = a.shape[:2]
-        new_w, new_h = _scale_down((w, h), self._size)
+        new_w, new_h = scale_down((w, h), self._size)
         x0 = int((w - new_w) / 2)
         y0 = int((h - new_h) / 2)
         return _out(_fixed_crop(a, x0, y0, new_w, new_h, self._size), x)
