@@ -166,6 +166,22 @@ ERROR_CASES = {
 }
 
 
+def run_op(mx, autograd, xs, attrs):
+    """CTCLoss forward and backward on a case's inputs, on MXNet (here) or xnd (the test):
+    (loss, data with its gradient, label, length arrays)."""
+    data = mx.nd.array(xs["data"])
+    data.attach_grad()
+    label = mx.nd.array(xs["label"], dtype=xs["label"].dtype)
+    extra = [mx.nd.array(xs[k]) for k in ("data_lengths", "label_lengths") if k in xs]
+    with autograd.record():
+        out = mx.nd.CTCLoss(data, label, *extra, **attrs)
+    if "head" in xs:
+        out.backward(mx.nd.array(xs["head"]))
+    else:
+        out.backward()
+    return out, data, label, extra
+
+
 def main():
     import mxnet as mx
     from mxnet import autograd, gluon
@@ -177,16 +193,7 @@ def main():
         attrs = op_attrs(case)
         for k, v in xs.items():
             arrays[f"op/{case}/in/{k}"] = v
-        data = mx.nd.array(xs["data"])
-        data.attach_grad()
-        label = mx.nd.array(xs["label"], dtype=xs["label"].dtype)
-        extra = [mx.nd.array(xs[k]) for k in ("data_lengths", "label_lengths") if k in xs]
-        with autograd.record():
-            out = mx.nd.CTCLoss(data, label, *extra, **attrs)
-        if "head" in xs:
-            out.backward(mx.nd.array(xs["head"]))
-        else:
-            out.backward()
+        out, data, label, extra = run_op(mx, autograd, xs, attrs)
         arrays[f"op/{case}/out"] = out.asnumpy()
         rows = OP_CASES[case].get("grad_rows")
         grad = data.grad.asnumpy()
