@@ -656,14 +656,7 @@ class _ProcessPool:
             self._finalizer = weakref.finalize(self, _stop_workers, self.procs, self.conns)
             self._started = time.monotonic()
             for i, c in enumerate(self.conns):  # the workers read it once they are up
-                try:
-                    c.send_bytes(payload)
-                except (OSError, EOFError):
-                    lost = True
-                else:
-                    lost = False
-                if lost:
-                    self._worker_lost(i)
+                self._send(i, c.send_bytes, payload)
         except BaseException:
             _stop_workers(self.procs, self.conns, grace=0.0)
             raise
@@ -681,20 +674,23 @@ class _ProcessPool:
             self.procs.append(p)
             self.conns.append(parent)
 
+    def _send(self, w, send, message):
+        """``send(message)`` to worker ``w``; a closed pipe means the worker died
+        (``_worker_lost`` raises, outside the pipe's error)."""
+        try:
+            send(message)
+            return
+        except (OSError, EOFError):
+            pass
+        self._worker_lost(w)
+
     # -- tasks ----------------------------------------------------------------------------
     def submit(self, indices):
         with self._lock:
             self._check_open()
             tid = next(self._task_ids)
             w = min(range(len(self.conns)), key=self._load.__getitem__)
-            try:
-                self.conns[w].send((tid, indices))
-            except (OSError, EOFError):
-                lost = True
-            else:
-                lost = False
-            if lost:
-                self._worker_lost(w)
+            self._send(w, self.conns[w].send, (tid, indices))
             self._owner[tid] = w
             self._load[w] += 1
             return tid
