@@ -12,13 +12,11 @@ timestamps.
 The case tables below are plain data, imported by the tests too; nothing here imports mxnet
 at import time.
 """
-import io
-import json
 import os
-import sys
-import zipfile
 
 import numpy as np
+
+import golden_files
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT_DIR = os.path.join(HERE, "goldens", "ctc")
@@ -264,21 +262,7 @@ def main():
         k: mx.sym.load_json(v).list_arguments() for k, v in meta["symbols"].items()}
     meta["list_outputs"] = mx.sym.load_json(meta["symbols"]["plain"]).list_outputs()
 
-    os.makedirs(OUT_DIR, exist_ok=True)
-    with open(JSON_PATH, "w") as f:
-        json.dump(meta, f, indent=1, sort_keys=True)
-        f.write("\n")
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for k in sorted(arrays):
-            b = io.BytesIO()
-            np.lib.format.write_array(b, np.ascontiguousarray(arrays[k]), allow_pickle=False)
-            info = zipfile.ZipInfo(k + ".npy", date_time=(2020, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            zf.writestr(info, b.getvalue())
-    with open(NPZ_PATH, "wb") as f:
-        f.write(buf.getvalue())
-    print(f"wrote {JSON_PATH} and {NPZ_PATH} ({len(arrays)} arrays)", file=sys.stderr)
+    golden_files.write(JSON_PATH, NPZ_PATH, meta, arrays)
 
 
 if __name__ == "__main__":

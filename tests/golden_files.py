@@ -1,0 +1,28 @@
+"""Writing golden files (run by the tests/make_*_goldens.py generators on real MXNet 1.9.1):
+a sorted, indented JSON file and a byte-reproducible .npz (fixed zip timestamps, sorted
+members, no pickled objects), so a regenerated golden only differs where a value does."""
+import io
+import json
+import os
+import sys
+import zipfile
+
+import numpy as np
+
+
+def write(json_path, npz_path, meta, arrays):
+    os.makedirs(os.path.dirname(json_path), exist_ok=True)
+    with open(json_path, "w") as f:
+        json.dump(meta, f, indent=1, sort_keys=True)
+        f.write("\n")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for k in sorted(arrays):
+            b = io.BytesIO()
+            np.lib.format.write_array(b, np.ascontiguousarray(arrays[k]), allow_pickle=False)
+            info = zipfile.ZipInfo(k + ".npy", date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, b.getvalue())
+    with open(npz_path, "wb") as f:
+        f.write(buf.getvalue())
+    print(f"wrote {json_path} and {npz_path} ({len(arrays)} arrays)", file=sys.stderr)
