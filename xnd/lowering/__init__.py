@@ -1,4 +1,4 @@
 """Every MXNet operator as a pure JAX function, in one registry (see registry.py)."""
-from . import (conv, ctc, elemwise, index, indexing, linalg, loss, nn,  # noqa: F401 (registration)
+from . import (boxes, conv, ctc, elemwise, index, indexing, linalg, loss, nn,  # noqa: F401 (registration)
                norm, optimizer_ops, random, reduce, rnn, shape, softmax)
 from .registry import all_ops, exists, get, register  # noqa: F401

@@ -1,0 +1,205 @@
+"""Record what real MXNet 1.9.1 does for the contrib / detection / vision operators.
+
+Run with the reference interpreter (it must import the real ``mxnet``):
+
+    /work/mxref/bin/python tests/make_contrib_goldens.py
+
+Writes ``tests/goldens/contrib/contrib.json`` (one entry per case: function, attributes,
+input names, which inputs get gradients, or the error MXNet raised) and
+``tests/goldens/contrib/contrib.npz`` (``<case>/in/<name>``, ``<case>/out/<i>``,
+``<case>/head/<i>``, ``<case>/grad/<name>``). Deterministic: fixed seeds, sorted keys,
+fixed zip timestamps.
+
+Each case runs ``y = mx.nd.<fn>(*inputs, **attrs)`` (``fn`` a dotted path such as
+``contrib.box_nms``); with ``grad`` under ``autograd.record()`` and
+``autograd.backward(outputs, heads)`` with random head gradients (on the first output
+only when ``heads='first'``). The case table is plain data, imported by
+tests/test_contrib_ops.py; nothing here imports mxnet at import time.
+"""
+import os
+import sys
+
+import numpy as np
+
+import golden_files
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT_DIR = os.path.join(HERE, "goldens", "contrib")
+JSON_PATH = os.path.join(OUT_DIR, "contrib.json")
+NPZ_PATH = os.path.join(OUT_DIR, "contrib.npz")
+
+CASES = []
+_RS = np.random.RandomState(20261201)
+
+
+def rnd(*shape, lo=None, hi=None, scale=1.0):
+    if lo is not None:
+        return _RS.uniform(lo, hi, size=shape).astype(np.float32)
+    return (_RS.randn(*shape) * scale).astype(np.float32)
+
+
+def arr(v, dtype=np.float32):
+    return np.asarray(v, dtype=dtype)
+
+
+def case(name, fn, inputs, attrs=None, grad=(), heads="all", compare=None, train=False):
+    """inputs: list of (name, array); grad: input names that get gradients; compare: output
+    indices to compare (default all); train: record in training mode."""
+    CASES.append(dict(name=name, fn=fn, inputs=inputs, attrs=attrs or {}, grad=list(grad),
+                      heads=heads, compare=compare, train=train))
+
+
+def boxes(n, lo=0.0, hi=10.0, batch=()):
+    """n random corner boxes (x1, y1, x2, y2) with x2 > x1, y2 > y1."""
+    xy = _RS.uniform(lo, hi, size=batch + (n, 2))
+    wh = _RS.uniform(0.5, (hi - lo) / 2, size=batch + (n, 2))
+    return np.concatenate([xy, xy + wh], axis=-1).astype(np.float32)
+
+
+# ---- box_nms ----------------------------------------------------------------------------------
+def nms_data(n, batch=(), ids=3, dup=True):
+    b = boxes(n, 0, 6, batch)
+    if dup:  # near-duplicates so that suppression happens
+        b[..., 1::2, :] = b[..., 0::2, :][..., :b[..., 1::2, :].shape[-2], :] + 0.2
+    score = _RS.permutation(n * int(np.prod(batch or (1,)))).reshape(batch + (n, 1)) / (2.0 * n)
+    cid = _RS.randint(0, ids, size=batch + (n, 1))
+    return np.concatenate([cid, score, b], axis=-1).astype(np.float32)
+
+
+D = nms_data(12)
+case("nms_default", "contrib.box_nms", [("data", D)], grad=("data",))
+case("nms_thresh", "contrib.box_nms", [("data", D)],
+     dict(overlap_thresh=0.3, valid_thresh=0.2), grad=("data",))
+case("nms_topk", "contrib.box_nms", [("data", D)], dict(topk=5, overlap_thresh=0.4),
+     grad=("data",))
+case("nms_id", "contrib.box_nms", [("data", D)], dict(id_index=0, overlap_thresh=0.3),
+     grad=("data",))
+case("nms_background", "contrib.box_nms", [("data", D)],
+     dict(id_index=0, background_id=1, overlap_thresh=0.3), grad=("data",))
+case("nms_force", "contrib.box_nms", [("data", D)],
+     dict(id_index=0, force_suppress=True, overlap_thresh=0.3))
+case("nms_center_in", "contrib.box_nms", [("data", D)], dict(in_format="center"),
+     grad=("data",))
+case("nms_center_out", "contrib.box_nms", [("data", D)], dict(out_format="center"),
+     grad=("data",))
+case("nms_center_both", "contrib.box_nms", [("data", D)],
+     dict(in_format="center", out_format="center", overlap_thresh=0.2))
+_D2 = np.concatenate([D[:, 2:], D[:, 1:2], D[:, :1]], axis=1)  # coords first, score, id
+case("nms_columns", "contrib.box_nms", [("data", _D2)],
+     dict(coord_start=0, score_index=4, id_index=5, overlap_thresh=0.3), grad=("data",))
+case("nms_batch", "contrib.box_nms", [("data", nms_data(7, batch=(2, 3)))],
+     dict(overlap_thresh=0.25, topk=4), grad=("data",))
+case("nms_alias", "contrib.box_non_maximum_suppression", [("data", nms_data(6, batch=(2,)))],
+     dict(overlap_thresh=0.1))
+case("nms_extra_columns", "contrib.box_nms", [("data", rnd(2, 9, 8, lo=0, hi=5))],
+     dict(overlap_thresh=0.2, valid_thresh=1.0))
+case("err_nms_coord_start", "contrib.box_nms", [("data", D)], dict(coord_start=4))
+case("err_nms_score_index", "contrib.box_nms", [("data", D)], dict(score_index=6))
+
+# ---- box_iou / bipartite_matching / box_encode / box_decode ----------------------------------
+case("iou_corner", "contrib.box_iou", [("lhs", boxes(5)), ("rhs", boxes(4))])
+case("iou_center", "contrib.box_iou", [("lhs", boxes(3, batch=(2,))), ("rhs", boxes(4))],
+     dict(format="center"))
+case("iou_grad", "contrib.box_iou", [("lhs", boxes(4)), ("rhs", boxes(3))], grad=("lhs", "rhs"))
+case("err_iou_width", "contrib.box_iou", [("lhs", rnd(3, 5)), ("rhs", rnd(2, 4))])
+_S = _RS.permutation(24).reshape(1, 4, 6).astype(np.float32) / 24.0
+case("bm_default", "contrib.bipartite_matching", [("data", _S)], dict(threshold=0.1))
+case("bm_ascend", "contrib.bipartite_matching", [("data", _S)],
+     dict(threshold=0.8, is_ascend=True))
+case("bm_topk", "contrib.bipartite_matching",
+     [("data", _RS.permutation(30).reshape(2, 5, 3).astype(np.float32) / 30.0)],
+     dict(threshold=0.2, topk=2))
+case("bm_2d", "contrib.bipartite_matching",
+     [("data", _RS.permutation(20).reshape(5, 4).astype(np.float32) / 20.0)], dict(threshold=0.3))
+_ANC = boxes(6, batch=(2,))
+_REF = boxes(3, batch=(2,))
+case("box_encode", "contrib.box_encode",
+     [("samples", arr([[1, -1, 0, 1, 1, 0], [0, 1, 1, -1, 1, 1]])),
+      ("matches", arr([[0, 2, 1, 2, 1, 0], [1, 0, 2, 2, 1, 0]])),
+      ("anchors", _ANC), ("refs", _REF),
+      ("means", arr([0.0, 0.1, 0.0, -0.1])), ("stds", arr([0.1, 0.1, 0.2, 0.2]))],
+     grad=("anchors", "refs"))
+case("box_decode_center", "contrib.box_decode",
+     [("data", rnd(2, 6, 4, scale=0.5)), ("anchors", rnd(1, 6, 4, lo=1, hi=4))],
+     dict(std0=0.1, std1=0.1, std2=0.2, std3=0.2), grad=("data", "anchors"))
+case("box_decode_corner_clip", "contrib.box_decode",
+     [("data", rnd(2, 6, 4, scale=2.0)), ("anchors", boxes(6, batch=(1,)))],
+     dict(format="corner", clip=1.0), grad=("data",))
+
+
+# ---- recording (on MXNet 1.9.1) ---------------------------------------------------------------
+def _message(e):
+    """The first meaningful line of MXNet's error (its C++ stack trace left out)."""
+    lines = [ln for ln in str(e).splitlines() if ln.strip()]
+    for ln in lines:
+        if "Check failed" in ln or "Error" in ln or "error" in ln:
+            return ln.strip()[:400]
+    return (lines[-1] if lines else "").strip()[:400]
+
+
+def resolve(nd, path):
+    f = nd
+    for part in path.split("."):
+        f = getattr(f, part)
+    return f
+
+
+def run_case(mx, c):
+    from mxnet import autograd, nd
+    ins = [(n, nd.array(a, dtype=a.dtype)) for n, a in c["inputs"]]
+    arrays = {}
+    for n, v in ins:
+        if n in c["grad"]:
+            v.attach_grad()
+    fn = resolve(nd, c["fn"])
+    vals = [v for _, v in ins]
+    if c["grad"]:
+        with autograd.record(train_mode=c["train"]):
+            out = fn(*vals, **c["attrs"])
+    else:
+        out = fn(*vals, **c["attrs"])
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    for i, o in enumerate(outs):
+        arrays[f"out/{i}"] = o.asnumpy()
+    if c["grad"]:
+        heads_for = outs[:1] if c["heads"] == "first" else outs
+        heads = [nd.array(rnd(*o.shape)) for o in heads_for]
+        autograd.backward(heads_for, heads)
+        for i, h in enumerate(heads):
+            arrays[f"head/{i}"] = h.asnumpy()
+        for n, v in ins:
+            if n in c["grad"]:
+                arrays[f"grad/{n}"] = v.grad.asnumpy()
+    nd.waitall()
+    return arrays, len(outs)
+
+
+def main():
+    import mxnet as mx
+    if getattr(mx, "__version__", None) != "1.9.1" or \
+            os.path.basename(os.path.dirname(mx.__file__)) != "mxnet":
+        sys.exit("make_contrib_goldens.py needs the real MXNet 1.9.1")
+    names = [c["name"] for c in CASES]
+    assert len(names) == len(set(names)), "duplicate case names"
+    entries, arrays = {}, {}
+    for c in CASES:
+        meta = dict(fn=c["fn"], attrs={k: list(v) if isinstance(v, tuple) else v
+                                       for k, v in c["attrs"].items()},
+                    inputs=[n for n, _ in c["inputs"]], grad=c["grad"], heads=c["heads"],
+                    compare=c["compare"], train=c["train"])
+        for n, a in c["inputs"]:
+            arrays[f"{c['name']}/in/{n}"] = a
+        try:
+            got, n_out = run_case(mx, c)
+        except Exception as e:  # noqa: BLE001 - MXNet raises MXNetError (or TypeError...)
+            meta["error"] = dict(cls=type(e).__name__, message=_message(e))
+        else:
+            meta["num_outputs"] = n_out
+            for k, v in got.items():
+                arrays[f"{c['name']}/{k}"] = v
+        entries[c["name"]] = meta
+    golden_files.write(JSON_PATH, NPZ_PATH, dict(mxnet="1.9.1", cases=entries), arrays)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+"""The contrib / detection / vision operators against MXNet 1.9.1 (goldens from
+tests/make_contrib_goldens.py): every case through ``mx.nd.<fn>`` under autograd (outputs and
+input gradients for MXNet's head gradients), the same graph through ``mx.sym`` bound and run
+forward, MXNet's error cases as MXNetError naming the operator, and the ``mx.nd.contrib`` /
+``mx.sym.contrib`` namespaces.
+"""
+import importlib
+import json
+import os
+
+import numpy as np
+import pytest
+
+import xnd as mx
+from xnd import autograd
+from xnd.base import MXNetError
+from xnd.lowering import registry
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(HERE, "goldens", "contrib", "contrib.json")) as _f:
+    GOLD = json.load(_f)["cases"]
+NPZ = np.load(os.path.join(HERE, "goldens", "contrib", "contrib.npz"), allow_pickle=False)
+
+TOL = dict(rtol=1e-5, atol=1e-5)
+CASE_TOL = {}  # per-case overrides, with the reason next to them
+
+OK = sorted(n for n, m in GOLD.items() if "error" not in m)
+GRAD = sorted(n for n in OK if GOLD[n]["grad"])
+ERRORS = sorted(n for n, m in GOLD.items() if "error" in m)
+
+
+def _resolve(root, path):
+    f = root
+    for part in path.split("."):
+        f = getattr(f, part)
+    return f
+
+
+def _inputs(name):
+    return [NPZ[f"{name}/in/{n}"] for n in GOLD[name]["inputs"]]
+
+
+def _attrs(name):
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in GOLD[name]["attrs"].items()}
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (tuple, list)) else [x]
+
+
+def _compared(name, n):
+    c = GOLD[name]["compare"]
+    return range(n) if c is None else c
+
+
+def _close(got, want, what, tol):
+    got = np.asarray(got)
+    assert got.shape == want.shape, f"{what}: shape {got.shape} != MXNet {want.shape}"
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != MXNet {want.dtype}"
+    np.testing.assert_allclose(got, want, err_msg=what, **tol)
+
+
+def _run_nd(name):
+    m = GOLD[name]
+    ins = [mx.nd.array(a, dtype=a.dtype) for a in _inputs(name)]
+    for n, v in zip(m["inputs"], ins):
+        if n in m["grad"]:
+            v.attach_grad()
+    f = _resolve(mx.nd, m["fn"])
+    if m["grad"]:
+        with autograd.record(train_mode=m["train"]):
+            out = f(*ins, **_attrs(name))
+    else:
+        out = f(*ins, **_attrs(name))
+    return ins, _as_list(out)
+
+
+@pytest.mark.parametrize("name", OK)
+def test_forward(name):
+    m = GOLD[name]
+    _, outs = _run_nd(name)
+    assert len(outs) == m["num_outputs"], f"{name}: {len(outs)} outputs, MXNet {m['num_outputs']}"
+    for i in _compared(name, len(outs)):
+        _close(outs[i].asnumpy(), NPZ[f"{name}/out/{i}"], f"{name} output {i}",
+               CASE_TOL.get(name, TOL))
+
+
+@pytest.mark.parametrize("name", GRAD)
+def test_gradient(name):
+    m = GOLD[name]
+    ins, outs = _run_nd(name)
+    heads = [mx.nd.array(NPZ[f"{name}/head/{i}"]) for i in range(len(outs))
+             if f"{name}/head/{i}" in NPZ.files]
+    autograd.backward(outs[:len(heads)], heads)
+    for n, v in zip(m["inputs"], ins):
+        if n in m["grad"]:
+            _close(v.grad.asnumpy(), NPZ[f"{name}/grad/{n}"], f"{name} d/d{n}",
+                   CASE_TOL.get(name, TOL))
+
+
+@pytest.mark.parametrize("name", OK)
+def test_symbol_forward(name):
+    """The same call as a Symbol: bound with the golden inputs, forward in predict mode."""
+    m = GOLD[name]
+    if m["train"]:
+        return
+    vs = [mx.sym.Variable(n) for n in m["inputs"]]
+    s = _resolve(mx.sym, m["fn"])(*vs, **_attrs(name))
+    args = {n: mx.nd.array(a, dtype=a.dtype) for n, a in zip(m["inputs"], _inputs(name))}
+    outs = s.bind(mx.cpu(), args).forward()
+    assert len(outs) == m["num_outputs"]
+    for i in _compared(name, len(outs)):
+        _close(outs[i].asnumpy(), NPZ[f"{name}/out/{i}"], f"{name} symbol output {i}",
+               CASE_TOL.get(name, TOL))
+
+
+# what xnd's message must mention for each MXNet error case (besides the operator's name)
+ERROR_WORDS = {
+    "err_nms_coord_start": ["coord_start=4", "(12,6)"],
+    "err_nms_score_index": ["score_index=6", "(12,6)"],
+    "err_iou_width": ["lhs", "4", "(3,5)"],
+}
+
+
+@pytest.mark.parametrize("name", ERRORS)
+def test_error(name):
+    m = GOLD[name]
+    ins = [mx.nd.array(a, dtype=a.dtype) for a in _inputs(name)]
+    f = _resolve(mx.nd, m["fn"])
+    with pytest.raises(MXNetError) as info:
+        f(*ins, **_attrs(name)).asnumpy()
+    msg = str(info.value)
+    op = f.__name__
+    assert op in msg, f"{name}: operator {op!r} not named in {msg!r}"
+    for w in ERROR_WORDS[name]:
+        assert w in msg, f"{name}: {w!r} not in {msg!r}"
+
+
+def test_error_table_complete():
+    assert sorted(ERROR_WORDS) == ERRORS
+
+
+def test_every_case_function_is_registered():
+    for name, m in GOLD.items():
+        f = _resolve(mx.nd, m["fn"])
+        assert callable(f), name
