@@ -4,11 +4,11 @@
 (a JSON ``["name", {kwargs}]`` or a registered name, as MXNet stores in symbol
 attributes), else dispatches on the name's suffix as MXNet 1.9.1 does:
 ``weight`` -> the initializer's rule, ``bias``/``beta``/``min`` -> 0,
-``gamma``/``max`` -> 1, anything else -> ValueError "Unknown initialization
-pattern". Extension: names ending in ``moving_mean``/``running_mean``/
-``moving_avg``/``moving_inv_var`` get 0 and ``moving_var``/``running_var`` get 1
-(MXNet raises for these; its BatchNorm symbols carry ``__init__`` attrs
-instead). A plain string name takes MXNet's deprecated legacy path.
+``gamma``/``max`` -> 1, anything else (``bn_moving_mean`` too) -> MXNet's
+ValueError "Unknown initialization pattern".  Module and Gluon never reach that
+error for BatchNorm statistics: their variables carry ``__init__`` attributes
+(``zeros``/``ones``), as in MXNet.  A plain string name takes MXNet's deprecated
+legacy path (which knows ``moving_mean``/``moving_var``/...).
 
 Random initializers draw from xnd's generator (``mx.random.seed``), not
 MXNet's streams: distributions, shapes and dtypes match, bit patterns do not.
@@ -101,18 +101,12 @@ class Initializer:
                 return
         self._init_default(desc, arr)
 
-    # (suffix, method, log label), in MXNet's order; the running-statistics rows are xnd's
+    # (suffix, method, log label), in MXNet's order
     _DISPATCH = (("weight", "_init_weight", "weight"), ("bias", "_init_bias", "bias"),
                  ("gamma", "_init_gamma", "gamma"), ("beta", "_init_beta", "beta"),
                  ("min", "_init_zero", "min"), ("max", "_init_one", "max"),
                  ("weight_quantize", "_init_quantized_weight", "weight_quantize"),
-                 ("bias_quantize", "_init_quantized_bias", "bias_quantize"),
-                 ("moving_mean", "_init_zero", "moving_mean"),
-                 ("running_mean", "_init_zero", "running_mean"),
-                 ("moving_var", "_init_one", "moving_var"),
-                 ("running_var", "_init_one", "running_var"),
-                 ("moving_inv_var", "_init_zero", "moving_inv_var"),
-                 ("moving_avg", "_init_zero", "moving_avg"))
+                 ("bias_quantize", "_init_quantized_bias", "bias_quantize"))
 
     def _legacy_init(self, name, arr):
         """``init(str, arr)``: MXNet's deprecated name-only dispatch."""

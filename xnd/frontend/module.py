@@ -78,9 +78,11 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
 
 from .. import context as _context
+from .._compat_jax import shard_map
 from .. import ndarray as _ndarray
 from ..base import MXNetError
 from ..lowering import xla_options
+from ..symbol import executor as _executor
 from ..symbol import rewrite as _rewrite
 from ..ndarray import NDArray, _exclusive, _wrap
 from . import fit_scan as _fit_scan
@@ -617,11 +619,9 @@ class _Programs:
                 return outs, new_aux, grads
 
             def run(args, aux, key, heads):
-                sm = jax.shard_map(local, mesh=lay.devs.mesh,
-                                   in_specs=(arg_specs, PartitionSpec(), PartitionSpec(),
-                                             head_specs),
-                                   out_specs=(out_specs, PartitionSpec(), grad_specs),
-                                   check_vma=False)
+                sm = shard_map(local, mesh=lay.devs.mesh,
+                               in_specs=(arg_specs, PartitionSpec(), PartitionSpec(), head_specs),
+                               out_specs=(out_specs, PartitionSpec(), grad_specs), check=False)
                 return sm(list(args), list(aux), key, list(heads))
             return run
 
@@ -658,9 +658,9 @@ class _Programs:
 
             def fn(args, aux, key):
                 TRACES["forward"] += 1
-                sm = jax.shard_map(local, mesh=lay.devs.mesh,
-                                   in_specs=(arg_specs, PartitionSpec(), PartitionSpec()),
-                                   out_specs=out_specs, check_vma=False)
+                sm = shard_map(local, mesh=lay.devs.mesh,
+                               in_specs=(arg_specs, PartitionSpec(), PartitionSpec()),
+                               out_specs=out_specs, check=False)
                 return sm(list(args), list(aux), key)
         else:
             def fn(args, aux, key):
@@ -1509,10 +1509,8 @@ class Module(BaseModule):
                                      % (i, tuple(v.shape), tuple(o.shape)))
                 heads.append(jax.device_put(v, exe.lay.out_sharding(i)))
             heads += [None] * (len(exe._outs) - len(heads))
-        for (node, _), h in zip(self._symbol._outputs, heads or [None] * len(exe._outs)):
-            if h is None and not (node.op is not None and node.op.loss):
-                raise MXNetError("backward: head_gradient is required for output of %s, which is "
-                                 "not a loss output" % node.name)
+        _executor.check_heads(self._symbol, exe._mask, heads or [None] * len(exe._outs),
+                              exe._arg_names)
         self._heads = heads
         self._pending = "bwd"   # outputs computed for the pending forward stay valid
 

@@ -251,10 +251,7 @@ class Executor:
         if not any(mask) and not self.aux_arrays:
             return
         heads = _head_list(out_grads, len(self._symbol._outputs))
-        for (node, _), h in zip(self._symbol._outputs, heads):
-            if h is None and not (node.op is not None and node.op.loss):
-                raise MXNetError(f"backward: head_gradient is required for output of "
-                                 f"{node.name}, which is not a loss output")
+        check_heads(self._symbol, mask, heads, self._arg_names)
         fb = self._graph.forward_backward(mask)
         outs, new_aux, grads = fb(self._values(self.arg_arrays), self._values(self.aux_arrays),
                                   self._key, heads)
@@ -343,6 +340,40 @@ def _reqs(grad_req, names):
     return ["write" if r == "inplace" else r for r in reqs]
 
 
+# ops whose gradient never reads the head gradient of their output (MXNet's zero-gradient ops)
+_NO_GRAD_OPS = frozenset({"BlockGrad"})
+
+
+def check_heads(symbol, mask, heads, arg_names=None):
+    """MXNet's rule for a missing head gradient: only an output whose gradient reaches an
+    argument with ``grad_req != 'null'`` through ops that pass it on needs one.  Loss heads
+    (SoftmaxOutput, MakeLoss, ...), BlockGrad/stop_gradient outputs and outputs that depend only
+    on 'null' arguments are fine without; any other output without one raises MXNet's error."""
+    names = arg_names if arg_names is not None else symbol.list_arguments()
+    diff = {n for n, m in zip(names, mask) if m}
+    reach = {}
+
+    def reaches(node):
+        r = reach.get(id(node))
+        if r is None:
+            reach[id(node)] = False     # a cycle cannot occur; this also stops re-entry
+            if node.op is None:
+                r = node.name in diff
+            elif node.op.is_loss(node.params()) or node.op.name in _NO_GRAD_OPS:
+                r = False
+            else:
+                r = any(reaches(src) for src, _ in node.inputs)
+            reach[id(node)] = r
+        return r
+
+    for (node, _), h in zip(symbol._outputs, heads):
+        if h is None and reaches(node):
+            raise MXNetError(
+                f"backward: head_gradient is required for output of {node.name}: because the "
+                f"last operator is not Loss function, head_gradient is required when calling "
+                f"backward (pass out_grads, or wrap the output in MakeLoss or BlockGrad)")
+
+
 def _head_list(out_grads, n):
     if out_grads is None:
         return [None] * n
@@ -362,4 +393,4 @@ def _nd_zeros(shape, dtype, ctx):
 
 
 def _nd_array(v, dtype, ctx):
-    return _wrap(jnp.asarray(np.asarray(v, dtype=dtype), device=ctx.jax_device()), ctx)
+    return _wrap(jax.device_put(np.asarray(v, dtype=dtype), ctx.jax_device()), ctx)
