@@ -126,6 +126,48 @@ case("box_decode_corner_clip", "contrib.box_decode",
      [("data", rnd(2, 6, 4, scale=2.0)), ("anchors", boxes(6, batch=(1,)))],
      dict(format="corner", clip=1.0), grad=("data",))
 
+# ---- MultiBoxPrior / MultiBoxTarget / MultiBoxDetection --------------------------------------
+case("prior_default", "contrib.MultiBoxPrior", [("data", rnd(1, 2, 3, 4))], grad=("data",))
+case("prior_sizes_ratios", "contrib.MultiBoxPrior", [("data", rnd(2, 1, 5, 3))],
+     dict(sizes=(0.3, 0.6, 0.9), ratios=(1, 2, 0.5, 3)))
+case("prior_clip_steps", "contrib.MultiBoxPrior", [("data", rnd(1, 1, 4, 4))],
+     dict(sizes=(0.5, 0.25), ratios=(2,), clip=True, steps=(0.2, 0.3), offsets=(0.3, 0.7)))
+
+_A = _RS.uniform(0, 0.7, size=(1, 30, 2))
+_ANCH = np.concatenate([_A, _A + _RS.uniform(0.1, 0.4, size=(1, 30, 2))], axis=-1).astype(np.float32)
+_LAB = arr([[[1, 0.1, 0.1, 0.4, 0.45], [0, 0.5, 0.4, 0.9, 0.8], [2, 0.3, 0.0, 0.6, 0.3],
+             [-1, -1, -1, -1, -1]],
+            [[2, 0.05, 0.5, 0.5, 0.95], [-1, -1, -1, -1, -1], [-1, -1, -1, -1, -1],
+             [-1, -1, -1, -1, -1]],
+            [[-1, -1, -1, -1, -1], [-1, -1, -1, -1, -1], [-1, -1, -1, -1, -1],
+             [-1, -1, -1, -1, -1]]])
+_CLS = rnd(3, 4, 30)
+case("target_default", "contrib.MultiBoxTarget",
+     [("anchor", _ANCH), ("label", _LAB), ("cls_pred", _CLS)], grad=("cls_pred",))
+case("target_threshold", "contrib.MultiBoxTarget",
+     [("anchor", _ANCH), ("label", _LAB), ("cls_pred", _CLS)],
+     dict(overlap_threshold=0.2, variances=(0.1, 0.2, 0.3, 0.4), ignore_label=-2))
+case("target_no_threshold", "contrib.MultiBoxTarget",
+     [("anchor", _ANCH), ("label", _LAB), ("cls_pred", _CLS)], dict(overlap_threshold=0))
+case("target_mining", "contrib.MultiBoxTarget",
+     [("anchor", _ANCH), ("label", _LAB), ("cls_pred", _CLS)],
+     dict(overlap_threshold=0.3, negative_mining_ratio=3, negative_mining_thresh=0.4,
+          minimum_negative_samples=2))
+_PROB = _RS.dirichlet(np.ones(4), size=(2, 30)).transpose(0, 2, 1).astype(np.float32)
+_LOC = rnd(2, 120, scale=0.5)
+case("detect_default", "contrib.MultiBoxDetection",
+     [("cls_prob", _PROB), ("loc_pred", _LOC), ("anchor", _ANCH)], grad=("cls_prob", "loc_pred"))
+case("detect_force_topk", "contrib.MultiBoxDetection",
+     [("cls_prob", _PROB), ("loc_pred", _LOC), ("anchor", _ANCH)],
+     dict(force_suppress=True, nms_topk=7, threshold=0.2, nms_threshold=0.3))
+case("detect_noclip_variances", "contrib.MultiBoxDetection",
+     [("cls_prob", _PROB), ("loc_pred", _LOC), ("anchor", _ANCH)],
+     dict(clip=False, variances=(0.2, 0.2, 0.1, 0.1), threshold=0.3))
+case("detect_no_nms", "contrib.MultiBoxDetection",
+     [("cls_prob", _PROB), ("loc_pred", _LOC), ("anchor", _ANCH)], dict(nms_threshold=0))
+case("err_detect_loc", "contrib.MultiBoxDetection",
+     [("cls_prob", _PROB), ("loc_pred", rnd(2, 100)), ("anchor", _ANCH)])
+
 
 # ---- recording (on MXNet 1.9.1) ---------------------------------------------------------------
 def _message(e):

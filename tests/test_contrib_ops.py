@@ -119,6 +119,7 @@ ERROR_WORDS = {
     "err_nms_coord_start": ["coord_start=4", "(12,6)"],
     "err_nms_score_index": ["score_index=6", "(12,6)"],
     "err_iou_width": ["lhs", "4", "(3,5)"],
+    "err_detect_loc": ["loc_pred", "(2,100)", "120"],
 }
 
 

@@ -49,18 +49,20 @@ def _check_index(op, name, idx, width, shape):
                          f"{fmt(shape)}")
 
 
-def nms_keep(boxes, scores, valid, ids, overlap_thresh, force_suppress):
+def nms_keep(boxes, valid, ids, overlap_thresh, force_suppress, inclusive=False):
     """Greedy NMS over boxes already sorted by descending score: a (N,) keep mask.
 
     Box i survives when valid and not suppressed by a kept box before it of the same class
-    (any class with ``force_suppress`` or no ids); one lax loop over i, O(N) memory."""
+    (any class with ``force_suppress`` or no ids) with IoU > overlap_thresh (>= when
+    ``inclusive``); one lax loop over i, O(N) memory."""
     n = boxes.shape[0]
     pos = jnp.arange(n)
 
     def body(i, state):
         keep, sup = state
         k = valid[i] & ~sup[i]
-        over = iou(boxes[i], boxes) > overlap_thresh
+        ov = iou(boxes[i], boxes)
+        over = ov >= overlap_thresh if inclusive else ov > overlap_thresh
         if ids is not None and not force_suppress:
             over = over & (ids == ids[i])
         sup = sup | (k & over & (pos > i))
@@ -85,7 +87,7 @@ def _nms_one(x, overlap_thresh, valid_thresh, topk, coord_start, score_index, id
         vs = vs & (jnp.arange(n) < topk)
     coords = lax.stop_gradient(xs[:, coord_start:coord_start + 4])
     corner = to_corner(coords) if in_format == "center" else coords
-    keep = nms_keep(corner, None, vs, None if ids is None else ids[order], overlap_thresh,
+    keep = nms_keep(corner, vs, None if ids is None else ids[order], overlap_thresh,
                     force_suppress)
     # kept rows first, in score order; -1 rows after them
     dest = jnp.where(keep, jnp.cumsum(keep) - 1, n)
