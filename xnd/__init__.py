@@ -16,6 +16,9 @@ from . import autograd, symbol
 from .frontend import (callback, gluon, initializer, io, kvstore, lr_scheduler, metric, model,
                        module, optimizer)
 
+from .frontend import util
+from .frontend.util import (is_np_array, is_np_shape, np_array, np_shape, set_np_shape,
+                            use_np, use_np_array, use_np_shape)
 from .frontend import profiler, runtime, test_utils, viz
 from .frontend import image, recordio  # image decoding needs Pillow, imported on first use
 

@@ -58,6 +58,7 @@ MXNET_MODULES = {
     "mxnet.model": "xnd.frontend.model",
     "mxnet.callback": "xnd.frontend.callback",
     "mxnet.test_utils": "xnd.frontend.test_utils",
+    "mxnet.util": "xnd.frontend.util",
     "mxnet.name": "xnd.name",
     "mxnet.attribute": "xnd.attribute",
     "mxnet.module.module": "xnd.frontend.module",

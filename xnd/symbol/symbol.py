@@ -421,9 +421,13 @@ def _create(opname, inputs, kwargs, name, hint, attr=None):
     """Make the node of one op call: name it, parse and store its attributes, and create
     the implicit variables (``<name>_weight``...) for inputs not given."""
     op = registry.get(opname)
+    # MXNet takes lr_mult=, wd_mult=, ctx_group= ... as keywords of any op and stores them
+    # as the node's (and its implicit variables') hidden ``__key__`` attributes
+    kw_hidden = {k: kwargs[k] for k in kwargs if k in _HIDDEN and k not in op.params}
+    kwargs = {k: v for k, v in kwargs.items() if k not in kw_hidden}
     stored = {k: attr_str(v) for k, v in kwargs.items() if v is not None}
     node_name = _name.current().get(name, hint)
-    user = hidden(attribute.current().get(attr))
+    user = hidden({**attribute.current().get(attr), **kw_hidden})
     node = Node(op, node_name, {**stored, **user})
     params = node.params()  # validates names and values now, as MXNet does
     entries = []

@@ -1,4 +1,4 @@
-"""mx.test_utils: the helpers MXNet scripts and test suites import.
+"""mx.test_utils, comparisons and symbolic checks: the helpers MXNet scripts and test suites import.
 
 Signatures, defaults and failure messages follow MXNet 1.9.1
 (``assert_almost_equal`` prints MXNet's "Error ... exceeds tolerance" report),
@@ -13,11 +13,8 @@ and the symbolic checks (`check_numeric_gradient`, `check_symbolic_forward`,
 * ``mx.nd.contrib.allclose`` is not used: NDArrays are compared on the host
   with numpy, with the same tolerances.
 """
-import gzip
-import logging
 import numbers
 import os
-import struct
 from collections import OrderedDict
 from contextlib import contextmanager
 
@@ -25,23 +22,12 @@ import numpy as np
 import numpy.random as rnd
 import numpy.testing as npt
 
-from .. import context as _context
-from ..base import MXNetError
-from ..context import Context, current_context
-from ..ndarray import NDArray
-from . import nd as _nd
+from ... import context as _context
+from ...base import MXNetError
+from ...context import Context, current_context
+from ...ndarray import NDArray
+from .. import nd as _nd
 
-__all__ = [
-    "default_context", "set_default_context", "default_dtype", "default_rtols", "default_atols",
-    "default_numeric_eps", "effective_dtype", "get_tolerance", "get_tols", "get_atol", "get_rtol",
-    "get_etol", "random_arrays", "random_uniform_arrays", "random_sample", "rand_ndarray",
-    "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "rand_coord_2d", "np_reduce", "same",
-    "checkShapes", "almost_equal", "locationError", "assert_almost_equal", "assert_allclose",
-    "assert_almost_equal_ignore_nan", "assert_exception", "retry", "simple_forward",
-    "numeric_grad", "check_numeric_gradient", "check_symbolic_forward",
-    "check_symbolic_backward", "list_gpus", "download", "get_mnist", "same_array",
-    "environment", "assign_each", "assign_each2", "collapse_sum_like",
-]
 
 
 # ---- contexts and dtypes --------------------------------------------------------------------
@@ -524,7 +510,7 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     the symbol's output is multiplied by a fixed random projection and summed, and the
     symbolic gradient of each argument in `grad_nodes` (default: all; a list, or a dict
     name -> grad_req 'write' / 'add' / 'null') must match the numerical one."""
-    from .. import symbol as _sym
+    from ... import symbol as _sym
 
     _check_dtype(dtype, allow_asnumpy=False)
     if grad_stype_dict:
@@ -693,137 +679,3 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
         else:
             raise ValueError("Invalid grad_req %s for argument %s" % (grad_req[name], name))
     return args_grad_data
-
-
-# ---- devices, files, data sets ------------------------------------------------------------------------
-def list_gpus():
-    """range(n) for the n GPUs JAX sees (range(0) without one)."""
-    return range(_context.num_gpus())
-
-
-class DownloadError(ConnectionError, MXNetError):
-    """xnd does not download; raised when a file is not already on disk."""
-
-
-def download(url, fname=None, dirname=None, overwrite=False, retries=5):
-    """MXNet's download helper, without the network: returns the local file name when the
-    file is already there (as MXNet does when ``overwrite`` is False) and otherwise raises
-    DownloadError (a ConnectionError) saying where to put the file."""
-    assert retries >= 0, "Number of retries should be at least 0"
-    if fname is None:
-        fname = url.split("/")[-1]
-    if dirname is None:
-        dirname = os.path.dirname(fname)
-    else:
-        fname = os.path.join(dirname, fname)
-    if not overwrite and os.path.exists(fname):
-        logging.info("%s exists, skipping download", fname)
-        return fname
-    raise DownloadError(
-        f"xnd.test_utils.download: xnd does not download files (no network access is assumed). "
-        f"Fetch {url} yourself and save it as {os.path.abspath(fname)!r}; download() then "
-        f"returns that path{' (overwrite=True always downloads: pass overwrite=False)' if overwrite else ''}.")
-
-
-_MNIST_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-                "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
-
-
-def _mnist_dirs():
-    dirs = [os.getcwd(), os.path.join(os.getcwd(), "data")]
-    home = os.environ.get("MXNET_HOME") or os.path.join(os.path.expanduser("~"), ".mxnet")
-    dirs += [os.path.join(home, "datasets", "mnist"), os.path.join(home, "datasets")]
-    return dirs
-
-
-def _find_mnist(name):
-    for d in _mnist_dirs():
-        for candidate in (name + ".gz", name):
-            path = os.path.join(d, candidate)
-            if os.path.isfile(path):
-                return path
-    return None
-
-
-def _read_idx(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        magic = struct.unpack(">I", f.read(4))[0]
-        ndim = magic & 0xFF
-        dims = struct.unpack(">" + "I" * ndim, f.read(4 * ndim))
-        data = np.frombuffer(f.read(), dtype=np.uint8)
-    if magic >> 8 != 0x08 or data.size != int(np.prod(dims)):
-        raise MXNetError(f"get_mnist: {path} is not an MNIST idx file of unsigned bytes")
-    return data.reshape(dims)
-
-
-def get_mnist():
-    """MNIST as MXNet's get_mnist returns it: {'train_data': (60000, 1, 28, 28) float32 in
-    [0, 1], 'train_label': int8 labels, 'test_data', 'test_label'}.
-
-    xnd reads the four idx files (gzipped as MXNet downloads them, or unpacked) from the
-    current directory, ./data, or $MXNET_HOME/datasets/mnist (MXNET_HOME defaults to
-    ~/.mxnet), and never downloads them."""
-    paths = {n: _find_mnist(n) for n in _MNIST_FILES}
-    missing = [n for n, p in paths.items() if p is None]
-    if missing:
-        raise DownloadError(
-            "get_mnist: the MNIST files are not on disk and xnd does not download them. Put "
-            + ", ".join(n + ".gz" for n in _MNIST_FILES)
-            + " (from http://data.mxnet.io/data/mnist/ or http://yann.lecun.com/exdb/mnist/) in "
-            + " or ".join(repr(d) for d in _mnist_dirs()[:3])
-            + f"; missing: {', '.join(missing)}")
-
-    def read(label_name, image_name):
-        label = _read_idx(paths[label_name]).astype(np.int8)
-        image = _read_idx(paths[image_name])
-        image = image.reshape(image.shape[0], 1, 28, 28).astype(np.float32) / 255
-        return label, image
-
-    train_lbl, train_img = read("train-labels-idx1-ubyte", "train-images-idx3-ubyte")
-    test_lbl, test_img = read("t10k-labels-idx1-ubyte", "t10k-images-idx3-ubyte")
-    return {"train_data": train_img, "train_label": train_lbl,
-            "test_data": test_img, "test_label": test_lbl}
-
-
-def get_mnist_iterator(batch_size, input_shape, num_parts=1, part_index=0):
-    """MNIST NDArrayIters (train, val) over the local files (see get_mnist)."""
-    from . import io as _io
-
-    mnist = get_mnist()
-    flat = len(input_shape) != 3
-
-    def shaped(x):
-        return x.reshape(x.shape[0], -1) if flat else x
-
-    n = mnist["train_data"].shape[0]
-    part = slice(part_index * n // num_parts, (part_index + 1) * n // num_parts)
-    train = _io.NDArrayIter(shaped(mnist["train_data"][part]), mnist["train_label"][part],
-                            batch_size, shuffle=True)
-    val = _io.NDArrayIter(shaped(mnist["test_data"]), mnist["test_label"], batch_size)
-    return train, val
-
-
-def discard_stderr():
-    """MXNet's context manager that silences stderr; kept for scripts that use it."""
-    return _DiscardStderr()
-
-
-class _DiscardStderr:
-    def __enter__(self):
-        import sys
-        self._fd = sys.stderr.fileno() if hasattr(sys.stderr, "fileno") else None
-        try:
-            self._saved = os.dup(2)
-            self._null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(self._null, 2)
-        except OSError:
-            self._saved = None
-        return self
-
-    def __exit__(self, *exc):
-        if self._saved is not None:
-            os.dup2(self._saved, 2)
-            os.close(self._saved)
-            os.close(self._null)
-
