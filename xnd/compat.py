@@ -79,6 +79,8 @@ MXNET_MODULES = {
     "mxnet.recordio": "xnd.frontend.recordio",
     "mxnet.image": "xnd.frontend.image",
     "mxnet.img": "xnd.frontend.image",
+    "mxnet.image.image": "xnd.frontend.image",
+    "mxnet.operator": "xnd.frontend.operator",
 }
 
 # xnd's own machinery, never visible under an mxnet name (`mxnet.lowering` ...).

@@ -87,7 +87,7 @@ def plan(module, train_data, eval_metric, batch_end_callback=None):
             or any(i not in module._step_layout()[1] for i in exe._fixg)):
         return None
     # every output a loss (backward() without head gradients), one accuracy metric
-    if not all(node.op is not None and node.op.loss for node, _ in module._symbol._outputs):
+    if not all(node.op is not None and node.op.is_loss(node.params()) for node, _ in module._symbol._outputs):
         return None
     if type(eval_metric) is not _metric.Accuracy or eval_metric.output_names is not None \
             or eval_metric.label_names is not None or len(exe._outs) != 1 \

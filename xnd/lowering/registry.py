@@ -43,13 +43,16 @@ class Op:
     __slots__ = ("name", "aliases", "fn", "inputs", "variadic", "params", "static", "dynamic",
                  "rng", "train", "num_visible", "aux", "_kernels", "default_key", "doc",
                  "num_outputs", "output_names", "aux_update", "param_shapes", "optional", "check",
-                 "input_init", "loss", "mutates", "tuned", "convolutional",
+                 "input_init", "loss", "mutates", "tuned", "convolutional", "extra",
                  "__weakref__")
 
     def __init__(self, name, fn, aliases=(), num_visible=None, aux=(), num_outputs=1,
                  output_names=None, aux_update=None, param_shapes=None, check=None,
-                 input_init=None, loss=False, mutates=()):
+                 input_init=None, loss=False, mutates=(), extra=None):
         self.name, self.fn, self.aliases = name, fn, tuple(aliases)
+        # the attribute that collects unknown keywords as sorted (name, str) pairs (Custom's
+        # keywords for its CustomOpProp); None: unknown keywords are an error
+        self.extra = extra
         # compiled with xla_options (XLA:CPU's convolution choices): convolutions and whole
         # graphs; plain jax.jit elsewhere keeps the eager fast path as short as it can be
         self.tuned = name in _TUNED
@@ -90,7 +93,8 @@ class Op:
         self.param_shapes = param_shapes    # (attrs, input shapes) -> input shapes, weights filled
         self.check = check                  # eager value check (attrs, *inputs): take(mode='raise')
         self.input_init = input_init        # {input: '__init__' attr} of implicit variables
-        self.loss = loss                    # a loss head: its backward needs no head gradient
+        self.loss = loss                    # a loss head (bool or callable(attrs)): its backward
+        #                                     needs no head gradient
         self.mutates = tuple(mutates)       # inputs updated in place from outputs 1.. (states)
         self._kernels = {}
         self.doc = inspect.getdoc(fn) or ""
@@ -106,6 +110,12 @@ class Op:
         params = self.params
         if not params:  # MXNet ignores unknown keywords of ops that take no attributes
             return {}
+        if self.extra is not None:
+            extra = {k: v for k, v in kwargs.items() if k not in params}
+            if extra:
+                kwargs = {k: v for k, v in kwargs.items() if k not in extra}
+                kwargs[self.extra] = tuple(sorted(kwargs.get(self.extra, ()))) + tuple(
+                    sorted((k, str(v)) for k, v in extra.items()))
         for k in kwargs:
             if k not in params:
                 raise MXNetError(f"Operator {self.name} got an unknown argument {k!r}; "
@@ -126,6 +136,10 @@ class Op:
     def n_outputs(self, attrs):
         n = self.num_outputs
         return n(attrs) if callable(n) else n
+
+    def is_loss(self, attrs):
+        """A loss head (no head gradient needed); ``loss`` may depend on the attributes."""
+        return self.loss(attrs) if callable(self.loss) else self.loss
 
     def n_visible(self, attrs):
         v = self.num_visible
@@ -168,6 +182,10 @@ class Op:
                             f"supported (legacy MXNet arrays need ndim >= 1 and no zero-size dim)")
             return fn(*inputs, **static, **dict(zip(dyn, args[len(inputs):])))
         kern.__name__ = self.name
+        eager = getattr(fn, "eager_kernel", None)
+        if eager is not None:  # a Python kernel (Custom's forward), never compiled when eager
+            kern = eager(static)
+            return (lambda old, *args: kern(*args)) if donate == "old" else kern
         jit = functools.partial(xla_options.jit, classic_fusion=self.convolutional) \
             if self.tuned else jax.jit
         if donate is None:
@@ -182,11 +200,11 @@ _ANY_SHAPE = {"_view_read", "_view_write", "_getitem", "_setitem"}  # internal: 
 
 def register(name, *aliases, num_visible=None, aux=(), num_outputs=1, output_names=None,
              aux_update=None, param_shapes=None, check=None, input_init=None, loss=False,
-             mutates=()):
+             mutates=(), extra=None):
     """Decorator: register ``fn`` as MXNet operator ``name`` (and its aliases)."""
     def deco(fn):
         op = Op(name, fn, aliases, num_visible, aux, num_outputs, output_names, aux_update,
-                param_shapes, check, input_init, loss, mutates)
+                param_shapes, check, input_init, loss, mutates, extra)
         for n in (name, *aliases):
             if n in _OPS:
                 raise ValueError(f"operator {n} registered twice")
