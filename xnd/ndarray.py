@@ -540,6 +540,9 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
     else:
         outs = [_wrap(res, ctx)]
         _RECENT.append(_ref(res))
+    if inputs and type(first) is not NDArray and isinstance(first, NDArray):
+        for o in outs:  # the numpy face (mx.np.ndarray) of the first input carries over
+            o.__class__ = type(first)
     if STATE.recording and STATE.record is not None:
         STATE.record(op, attrs, inputs, outs)
     if op.mutates:  # optimizer update ops write their states back into their inputs

@@ -639,7 +639,11 @@ class _GraphOp:
         key = _random.next_key() if self.op.rng else _NO_KEY
         outs = self.graph.inference_plan().run(vals[:n_args], vals[n_args:], key,
                                                self._fold_state)
-        return _wrap_results(outs, ctx)
+        outs = _wrap_results(outs, ctx)
+        if type(ins[0]) is not NDArray:  # the numpy face of the input carries over, as in invoke
+            for o in outs:
+                o.__class__ = type(ins[0])
+        return outs
 
     def __call__(self, flat_args):
         from ...ndarray import STATE

@@ -1,0 +1,456 @@
+"""``mx.np.ndarray`` and the generic call of every ``mx.np`` function.
+
+``ndarray`` is a second face over xnd's NDArray handle: the same mutable handle,
+views, contexts and autograd, with MXNet 1.9.1's numpy-mode semantics: true 0-d
+results, numpy indexing (boolean masks included), the bool dtype, MXNet's dtype
+rules (xnd/lowering/numpy.py) and numpy's printing (``array([1., 2.])``).
+
+Every function goes through `call`: arrays become operator inputs, Python
+scalars of binary ops run-time arguments, everything else the frozen static
+call of the ``_npi_<name>`` registry operator (see lowering/numpy.py).  A face
+is only a class: results of any operator whose first input is an ``ndarray``
+are ``ndarray``s (the invoke hook), so Gluon layers written with legacy ops
+return numpy arrays in numpy mode.
+"""
+import numbers
+
+import jax
+import numpy as onp
+
+import importlib
+
+_core = importlib.import_module("xnd.ndarray")  # the core module (xnd.ndarray is mx.nd)
+from ...base import MXNetError
+from ...context import Context, current_context
+from ...lowering import numpy as _lnp
+from ...lowering import registry
+from ...ndarray import NDArray, STATE, invoke
+
+__all__ = ["ndarray", "array", "call", "func", "from_nd"]
+
+_SCALARS = (numbers.Number, onp.bool_, onp.number)
+
+
+def _face(x):
+    """Turn an operator result (an NDArray or a list of them) into the numpy face, in place."""
+    if isinstance(x, NDArray):
+        x.__class__ = ndarray
+    elif isinstance(x, (list, tuple)):
+        for v in x:
+            _face(v)
+    return x
+
+
+def _mixed(v):
+    return TypeError(f"type {type(v)} not supported: a numpy operator can only accept MXNet "
+                     f"numpy ndarrays (mx.np.ndarray); convert a legacy NDArray with "
+                     f"as_np_ndarray()")
+
+
+def _ctx_of(ctx, device):
+    c = ctx if ctx is not None else device
+    if c is None:
+        return current_context()
+    if not isinstance(c, Context):
+        raise TypeError(f"ctx must be a Context such as mx.cpu(), got {c!r}")
+    return c
+
+
+class _Enc:
+    __slots__ = ("arrays", "scalars", "dyn", "ctx")
+
+    def __init__(self, dyn, ctx):
+        self.arrays, self.scalars, self.dyn, self.ctx = [], [], dyn, ctx
+
+    def __call__(self, v):
+        if isinstance(v, NDArray):
+            if not isinstance(v, ndarray):
+                raise _mixed(v)
+            self.arrays.append(v)
+            return ("a", len(self.arrays) - 1)
+        if isinstance(v, onp.ndarray):
+            self.arrays.append(array(v, ctx=self.ctx))
+            return ("a", len(self.arrays) - 1)
+        if self.dyn and isinstance(v, _SCALARS):
+            self.scalars.append(v)
+            return ("s", len(self.scalars) - 1)
+        if isinstance(v, (list, tuple)) and any(isinstance(e, NDArray) for e in v):
+            return ("l", tuple(self(e) for e in v))
+        return ("v", _lnp.freeze_value(v))
+
+
+def call(op, args, kwargs, out=None, ctx=None, dynamic=False):
+    """Run registry ``op`` (an ``_npi_*`` operator) on a numpy-style call."""
+    enc = _Enc(dynamic, ctx)
+    pos = tuple(enc(a) for a in args)
+    kw = tuple((k, enc(v)) for k, v in kwargs.items())
+    if out is not None and not isinstance(out, ndarray):
+        raise TypeError(f"out must be an mx.np.ndarray, got {type(out).__name__}")
+    if enc.arrays or ctx is None:
+        ctx = None
+    return _face(invoke(op, enc.arrays, {"call": (pos, kw), "scalars": tuple(enc.scalars)},
+                        out=out, ctx=ctx))
+
+
+def func(name, doc=None):
+    """The ``mx.np`` function over registry operator ``_npi_<name>``."""
+    op = registry.get("_npi_" + name)
+    dynamic = _lnp.NP_FUNCS[name][1] == "binary"
+
+    def fn(*args, out=None, ctx=None, device=None, **kwargs):
+        c = None if ctx is None and device is None else _ctx_of(ctx, device)
+        return call(op, args, kwargs, out, c, dynamic)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc or f"numpy.{name} on MXNet numpy ndarrays (MXNet 1.9.1's dtype rules)."
+    return fn
+
+
+# ---- printing --------------------------------------------------------------------------
+def _repr(a):
+    """numpy's repr, with MXNet's reading of the dtype: float32 and bool are implicit,
+    float64 is spelled out."""
+    r = onp.array_repr(a)
+    name = a.dtype.name
+    if name == "float32":
+        r = r.replace(", dtype=float32)", ")").replace(",\n      dtype=float32)", ")")
+        for pad in range(1, 12):  # numpy wraps `dtype=` onto its own line for long rows
+            r = r.replace(",\n" + " " * pad + "dtype=float32)", ")")
+    elif name != "bool" and "dtype=" not in r:  # numpy leaves out its defaults (int64, float64)
+        r = r[:-1] + f", dtype={name})"
+    return r
+
+
+def _basic(key):
+    return all(k is None or k is Ellipsis or isinstance(k, (slice, numbers.Integral))
+               for k in key)
+
+
+def _np_shape(shape, key):
+    """numpy's result shape of a basic key (0-d for all-int keys)."""
+    z = onp.lib.stride_tricks.as_strided(onp.zeros(1, onp.int8), shape, (0,) * len(shape))
+    return z[key].shape
+
+
+def _mask_key(key, ctx):
+    """Boolean masks -> integer index arrays (numpy's nonzero), which advanced indexing
+    then handles; a mask's length must match its axes, as in numpy."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    for k in key:
+        m = None
+        if isinstance(k, NDArray) and k.dtype == onp.bool_:
+            m = k.asnumpy()
+        elif isinstance(k, onp.ndarray) and k.dtype == onp.bool_:
+            m = k
+        elif isinstance(k, list) and k and all(isinstance(e, (bool, onp.bool_)) for e in k):
+            m = onp.asarray(k)
+        if m is None:
+            out.append(k)
+        else:
+            out.extend(array(i, dtype="int64", ctx=ctx) for i in onp.nonzero(m))
+    return tuple(out)
+
+
+def _norm_shape(shape, size, op="reshape"):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    shape = tuple(int(s) for s in shape)
+    if shape.count(-1) > 1 or any(s < -1 for s in shape):
+        raise MXNetError(f"{op}: the shape dimension size to be inferred must be -1, got {shape}")
+    if -1 in shape:
+        known = 1
+        for s in shape:
+            if s != -1:
+                known *= s
+        if known == 0 or size % known:
+            raise MXNetError(f"{op}: cannot reshape array of size {size} into shape {shape}")
+        shape = tuple(size // known if s == -1 else s for s in shape)
+    n = 1
+    for s in shape:
+        n *= s
+    if n != size:
+        raise MXNetError(f"{op}: cannot reshape array of size {size} into shape {shape}")
+    return shape
+
+
+class ndarray(NDArray):
+    """MXNet's numpy-semantics array (mx.np.ndarray)."""
+
+    __slots__ = ()
+
+    # ---- the face ------------------------------------------------------------------
+    def _view(self, offset, shape):
+        v = NDArray._view(self, offset, shape)
+        v.__class__ = ndarray
+        return v
+
+    def as_nd_ndarray(self):
+        """The legacy face of the same memory (a view: writes show through)."""
+        v = NDArray._view(self, 0, self.shape)
+        _share(self, v)
+        return v
+
+    def as_np_ndarray(self):
+        return self
+
+    @property
+    def dtype(self):
+        return onp.dtype(NDArray.dtype.fget(self))
+
+    @property
+    def grad(self):
+        g = self._grad
+        if g is not None and type(g) is NDArray:
+            g.__class__ = ndarray
+        return g
+
+    def attach_grad(self, grad_req="write", stype=None):
+        NDArray.attach_grad(self, grad_req, stype)
+        self._grad.__class__ = ndarray
+
+    def detach(self):
+        return self._view(0, self.shape)
+
+    def copyto(self, other):
+        r = NDArray.copyto(self, other)
+        return _face(r) if isinstance(r, NDArray) else r
+
+    def copy(self, order="C"):
+        return _face(NDArray.copy(self))
+
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        dt = onp.dtype(dtype if dtype is not None else "float32")
+        if not copy and dt == self.dtype:
+            return self
+        return call(_OP["astype"], (self,), {"dtype": dt})
+
+    # ---- conversion and printing ---------------------------------------------------
+    def __repr__(self):
+        return _repr(self.asnumpy())
+
+    def __str__(self):
+        return str(self.asnumpy())
+
+    def item(self, *args):
+        return self.asnumpy().item(*args)
+
+    def tolist(self):
+        return self.asnumpy().tolist()
+
+    def asscalar(self):
+        return self.item()
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return NDArray.__iter__(self)
+
+    def __bool__(self):
+        if self.size == 1:
+            return bool(self.asnumpy().reshape(()))
+        if self.size == 0:
+            raise ValueError("The truth value of an empty array is ambiguous.")
+        raise ValueError("The truth value of an ndarray with more than one element is ambiguous. "
+                         "Use a.any() or a.all()")
+
+    def __float__(self):
+        if self.size != 1:
+            raise TypeError("only size-1 arrays can be converted to Python scalars")
+        return float(self.asnumpy().reshape(()))
+
+    def __int__(self):
+        if self.size != 1:
+            raise TypeError("only size-1 arrays can be converted to Python scalars")
+        return int(self.asnumpy().reshape(()))
+
+    __hash__ = NDArray.__hash__
+
+    # ---- shape -----------------------------------------------------------------------
+    def reshape(self, *shape, order="C", **kwargs):
+        """numpy's reshape (-1 infers one axis; no MXNet codes, see npx.reshape); a view."""
+        if "newshape" in kwargs or "shape" in kwargs:
+            shape = (kwargs.pop("newshape", None) or kwargs.pop("shape"),)
+        if kwargs:
+            raise TypeError(f"reshape() got unexpected keyword arguments {sorted(kwargs)}")
+        new = _norm_shape(shape, self.size)
+        if STATE.recording:
+            return call(_OP["reshape"], (self, new), {})
+        return self._view(0, new)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return call(_OP["transpose"], (self, tuple(axes) if axes else None), {})
+
+    def flatten(self, order="C"):
+        return self.reshape(-1).copy()
+
+    # ---- indexing ----------------------------------------------------------------------
+    def __getitem__(self, key):
+        key = _mask_key(key, self._ctx)
+        if _basic(key) and not STATE.recording:
+            plan = _core._index_plan(self.shape, key, self._ctx)
+            if plan[0] == "view":
+                return self._view(plan[1], _np_shape(self.shape, key))
+        if len(key) == 1 and isinstance(key[0], numbers.Integral) and self.ndim == 0:
+            raise IndexError("too many indices for array: array is 0-dimensional")
+        plan = _core._index_plan(self.shape, key, self._ctx)
+        frozen, arrays = plan[-2], plan[-1]
+        return call(_OP["getitem"], (self, *arrays), {"index": frozen})
+
+    def __setitem__(self, key, value):
+        if isinstance(value, NDArray) and not isinstance(value, ndarray):
+            raise _mixed(value)
+        if isinstance(value, onp.ndarray):
+            value = array(value, dtype=self.dtype, ctx=self._ctx)
+        NDArray.__setitem__(self, _mask_key(key, self._ctx) if not isinstance(key, slice)
+                            else key, value)
+
+    # ---- operators -------------------------------------------------------------------
+    def __neg__(self):
+        return _F["negative"](self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _F["absolute"](self)
+
+    def __invert__(self):
+        return _F["invert"](self)
+
+    def __matmul__(self, other):
+        return _F["matmul"](self, other)
+
+    def __rmatmul__(self, other):
+        return _F["matmul"](other, self)
+
+
+def _share(a, b):
+    """a and b are two faces of one memory: neither buffer may be donated, grads are shared."""
+    a._shared = True
+    b._ag = a._ag
+    if a._grad is not None:
+        b._grad, b._grad_req = a._grad, a._grad_req
+
+
+def _binop(name, reflected=False):
+    def op(self, other):
+        if isinstance(other, NDArray) and not isinstance(other, ndarray) or isinstance(
+                other, onp.ndarray):
+            raise TypeError(f"type {type(other)} not supported")
+        if not isinstance(other, (NDArray,) + _SCALARS):
+            return NotImplemented
+        return _F[name](other, self) if reflected else _F[name](self, other)
+    op.__name__ = name
+    return op
+
+
+def _iop(name):
+    def op(self, other):
+        if isinstance(other, NDArray) and not isinstance(other, ndarray) or isinstance(
+                other, onp.ndarray):
+            raise TypeError(f"type {type(other)} not supported")
+        return _F[name](self, other, out=self)
+    return op
+
+
+for _dunder, _name in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
+                       ("truediv", "true_divide"), ("mod", "mod"), ("pow", "power")):
+    setattr(ndarray, f"__{_dunder}__", _binop(_name))
+    setattr(ndarray, f"__r{_dunder}__", _binop(_name, True))
+    setattr(ndarray, f"__i{_dunder}__", _iop(_name))
+for _dunder, _name in (("eq", "equal"), ("ne", "not_equal"), ("gt", "greater"),
+                       ("ge", "greater_equal"), ("lt", "less"), ("le", "less_equal"),
+                       ("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor")):
+    setattr(ndarray, f"__{_dunder}__", _binop(_name))
+for _dunder, _name in (("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor")):
+    setattr(ndarray, f"__r{_dunder}__", _binop(_name, True))
+ndarray.__floordiv__ = ndarray.__rfloordiv__ = None  # MXNet 1.9.1 has no // on ndarray
+del ndarray.__floordiv__, ndarray.__rfloordiv__
+
+_OP = {n: registry.get("_npi_" + n) for n in ("astype", "reshape", "transpose", "getitem")}
+_F = {n: func(n) for n in _lnp.NP_FUNCS}
+
+# methods of mx.np.ndarray that are the functions of the same name with self first
+_METHODS = ("sum prod max min mean std var argmax argmin argsort sort cumsum clip round "
+            "squeeze swapaxes repeat tile nonzero all any dot diagonal trace take ravel "
+            "abs sign sqrt square exp log sin cos tan tanh floor ceil trunc rint expand_dims "
+            "flip ptp").split()
+
+
+def _method(f):
+    def m(self, *args, **kwargs):
+        return f(self, *args, **kwargs)
+    m.__name__ = f.__name__
+    m.__doc__ = f.__doc__
+    return m
+
+
+for _name in _METHODS:
+    setattr(ndarray, _name, _method(_F[_name]))
+
+
+def from_nd(x):
+    """NDArray.as_np_ndarray: the numpy face of the same memory (a view, no copy)."""
+    if isinstance(x, ndarray):
+        return x
+    v = NDArray._view(x, 0, x.shape)
+    v.__class__ = ndarray
+    _share(x, v)
+    return v
+
+
+def _as_nd(x):
+    return x
+
+
+# the hooks of the core class: NDArray.as_np_ndarray / as_nd_ndarray (no copies)
+NDArray.as_np_ndarray = from_nd
+NDArray.as_nd_ndarray = _as_nd
+
+
+def _place(value, ctx):
+    return _face(_core._wrap(jax.device_put(value, ctx.jax_device()), ctx))
+
+
+def array(object, dtype=None, ctx=None, device=None):
+    """mx.np.array: float32 unless ``dtype`` is given, except that an MXNet or numpy array
+    keeps its dtype (MXNet 1.9.1)."""
+    c = _ctx_of(ctx, device)
+    if isinstance(object, NDArray):
+        src = object.asnumpy()
+        dt = onp.dtype(dtype) if dtype is not None else src.dtype
+        if ctx is None and device is None:
+            c = object.context
+        return _place(src.astype(dt), c)
+    if isinstance(object, (list, tuple)) and any(isinstance(v, NDArray) for v in object):
+        object = onp.asarray([v.asnumpy() if isinstance(v, NDArray) else v for v in object])
+    if isinstance(object, (onp.ndarray, onp.generic)):
+        src = onp.asarray(object)
+        dt = onp.dtype(dtype) if dtype is not None else src.dtype
+    else:
+        src = onp.asarray(object)
+        if src.dtype == object:
+            raise TypeError("source_array must be array like object")
+        dt = onp.dtype(dtype) if dtype is not None else onp.dtype("float32")
+    if dt.name not in _DTYPES:
+        raise TypeError(f"array: dtype {dt.name} is not supported by MXNet's numpy ndarray; "
+                        f"use one of {', '.join(sorted(_DTYPES))}")
+    return _place(src.astype(dt), c)
+
+
+_DTYPES = {"float16", "float32", "float64", "uint8", "int8", "int32", "int64", "bool"}
+
+
+assert MXNetError and invoke

@@ -1,0 +1,49 @@
+"""``mx.np.random``: numpy.random's distributions with MXNet's signatures (``ctx=``, ``out=``).
+
+Draws come from xnd's one random state (``mx.random.seed``/``np.random.seed``):
+distributions, shapes and dtypes are MXNet's, its bit streams are not.
+"""
+from ...lowering import numpy as _lnp
+from ...lowering import registry
+from .. import random as _random
+from .multiarray import _ctx_of, call, ndarray
+
+
+def seed(seed, ctx="all"):
+    """Seed xnd's random state (the one mx.random.seed seeds)."""
+    _random.seed(seed, ctx)
+
+
+def _sampler(name):
+    op = registry.get("_npi_random_" + name)
+
+    def fn(*args, ctx=None, device=None, out=None, **kwargs):
+        c = None if ctx is None and device is None else _ctx_of(ctx, device)
+        if c is None and not any(isinstance(a, ndarray) for a in list(args) + list(kwargs.values())):
+            c = _ctx_of(None, None)
+        return call(op, args, kwargs, out, c)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"numpy.random.{name} (MXNet's signature; xnd's random state)."
+    return fn
+
+
+for _n in _lnp._SAMPLERS:
+    globals()[_n] = _sampler(_n)
+
+
+def rand(*size, **kwargs):
+    return uniform(size=size or None, **kwargs)  # noqa: F821
+
+
+def randn(*size, **kwargs):
+    return normal(size=size or None, **kwargs)  # noqa: F821
+
+
+def shuffle(x):
+    """Shuffle x along its first axis, in place (as numpy.random.shuffle)."""
+    x[:] = globals()["_shuffled"](x)
+
+
+_shuffled = _sampler("shuffle")
+
+__all__ = sorted(list(_lnp._SAMPLERS) + ["seed", "rand", "randn"])

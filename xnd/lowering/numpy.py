@@ -1,0 +1,430 @@
+"""The operators of MXNet's numpy interface (``mx.np``), each once, as a jnp call.
+
+One table, `NP_FUNCS`, names every numpy function that ``mx.np`` maps onto
+``jax.numpy`` and the MXNet 1.9.1 dtype rule its result follows; each entry
+becomes a registry operator ``_npi_<name>`` with one generic signature::
+
+    fn(*data, call=(), scalars=())
+
+``call`` is the frozen call (`freeze`): where each positional and keyword
+argument of the numpy function comes from -- ``('a', i)`` the i-th array
+input, ``('l', (...))`` a list of them, ``('s', i)`` the i-th Python scalar
+(passed at run time in ``scalars``, so a changing scalar does not recompile),
+``('v', value)`` a static value.  Shape and dtype inference, autograd and the
+kernel cache therefore see these operators exactly like the legacy ones.
+
+MXNet 1.9.1's numpy-mode dtype rules, checked on MXNet (tests/make_np_goldens.py):
+
+* float32 is the default float: a result is float64 only when an input array is
+  float64 or ``dtype`` asks for it (jnp under x64 would give float64);
+* binary ops (`promote`): equal dtypes keep it; bool gives way to the other;
+  int with float gives the float; two floats or two ints give the wider; with a
+  Python scalar the array's dtype wins, except that a bool array gives int64;
+  true division of integers gives float32; comparisons give bool;
+* ``keep``: unary math keeps an integer input's dtype (``sqrt(int32)`` is int32);
+* ``keep_int``: reductions keep an integer input's dtype (``sum(int32)`` is int32,
+  ``sum(bool)`` int64); ``mean`` of integers is float32.
+"""
+import jax
+import jax.numpy as jnp
+import numpy as onp
+
+from .indexing import thaw as _thaw_index
+from .registry import Dynamic, _ANY_SHAPE, register
+
+# ---- the frozen call ----------------------------------------------------------------------
+
+
+def thaw_value(v):
+    """The Python value of a frozen static value (see `freeze_value`)."""
+    if type(v) is tuple and v:
+        tag = v[0]
+        if tag == "t":
+            return tuple(thaw_value(x) for x in v[1])
+        if tag == "L":
+            return [thaw_value(x) for x in v[1]]
+        if tag == "d":
+            return jnp.dtype(v[1])
+        if tag in ("f", "i", "b"):
+            return v[1]
+    return v
+
+
+def freeze_value(v):
+    """A hashable, type-tagged form of a static value (1, 1.0 and True must not share a
+    kernel)."""
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, (bool, onp.bool_)):
+        return ("b", bool(v))
+    if isinstance(v, (int, onp.integer)):
+        return ("i", int(v))
+    if isinstance(v, (float, onp.floating)):
+        return ("f", float(v))
+    if isinstance(v, tuple):
+        return ("t", tuple(freeze_value(x) for x in v))
+    if isinstance(v, list):
+        return ("L", tuple(freeze_value(x) for x in v))
+    if isinstance(v, (onp.dtype, type)) and v is not slice:
+        try:
+            return ("d", onp.dtype(v).name)
+        except TypeError:
+            pass
+    if isinstance(v, slice):
+        return v
+    raise TypeError(f"unsupported argument {v!r} of type {type(v).__name__}")
+
+
+def _thaw(item, data, scalars):
+    tag = item[0]
+    if tag == "a":
+        return data[item[1]]
+    if tag == "s":
+        return scalars[item[1]]
+    if tag == "l":
+        return [_thaw(x, data, scalars) for x in item[1]]
+    return thaw_value(item[1])
+
+
+def _arrays_of(call, data):
+    pos, kw = call
+    idx = []
+    for item in list(pos) + [v for _, v in kw]:
+        if item[0] == "a":
+            idx.append(item[1])
+        elif item[0] == "l":
+            idx.extend(x[1] for x in item[1] if x[0] == "a")
+    return [data[i] for i in idx]
+
+
+# ---- MXNet's dtype rules ------------------------------------------------------------------
+_F32, _F64, _BOOL, _I64 = (jnp.dtype(n) for n in ("float32", "float64", "bool", "int64"))
+
+
+def _isfloat(d):
+    return jnp.issubdtype(d, jnp.floating)
+
+
+def promote(da, db, op="binary"):
+    """MXNet 1.9.1's result dtype of a binary numpy op on two arrays."""
+    da, db = jnp.dtype(da), jnp.dtype(db)
+    if da == db:
+        return da
+    if da == _BOOL:
+        return db
+    if db == _BOOL:
+        return da
+    fa, fb = _isfloat(da), _isfloat(db)
+    if fa and fb:
+        return da if da.itemsize >= db.itemsize else db
+    if fa or fb:
+        return da if fa else db
+    if {da.name, db.name} == {"int8", "uint8"}:
+        raise TypeError(f"{op}: MXNet 1.9.1 does not support combining int8 with uint8")
+    return da if da.itemsize >= db.itemsize else db
+
+
+_COMPARE = frozenset(("equal", "not_equal", "greater", "greater_equal", "less", "less_equal"))
+_TRUE_DIV = frozenset(("true_divide", "divide"))
+
+
+def _binary(jfn, name):
+    def run(a, b, a_arr, b_arr):
+        if a_arr and b_arr:
+            t = promote(a.dtype, b.dtype, name)
+        else:
+            arr = a if a_arr else b
+            t = arr.dtype
+            if t == _BOOL and name not in _COMPARE:
+                t = _I64
+        if name in _TRUE_DIV and not _isfloat(t):
+            t = _F32
+        if name in _COMPARE and t == _BOOL:
+            t = _F32 if not (a_arr and b_arr) else t
+        a = a.astype(t) if a_arr else jnp.asarray(a).astype(t)
+        b = b.astype(t) if b_arr else jnp.asarray(b).astype(t)
+        out = jfn(a, b)
+        return out if name in _COMPARE else out.astype(t)
+    return run
+
+
+def _post(rule, out, ins, explicit_dtype):
+    """Apply MXNet's result-dtype rule to one jnp result."""
+    if not hasattr(out, "dtype"):
+        return out
+    first = ins[0].dtype if ins else None
+    if rule in ("keep", "keep_int") and first is not None and not explicit_dtype:
+        if jnp.issubdtype(first, jnp.integer):
+            return out.astype(first)
+        if rule == "keep" and first == _BOOL and out.dtype == _F64:
+            return out.astype(_F32)
+    if out.dtype == _F64 and not explicit_dtype and not any(a.dtype == _F64 for a in ins):
+        return out.astype(_F32)
+    return out
+
+
+def _make(name, jfn, rule):
+    binary = _binary(jfn, name) if rule == "binary" else None
+
+    def fn(*data, call=(), scalars: Dynamic(tuple) = ()):
+        pos, kw = call
+        if binary is not None:
+            (a, b), = (pos,)
+            return binary(_thaw(a, data, scalars), _thaw(b, data, scalars), a[0] == "a", b[0] == "a")
+        args = [_thaw(x, data, scalars) for x in pos]
+        kwargs = {k: _thaw(v, data, scalars) for k, v in kw}
+        out = jfn(*args, **kwargs)
+        ins = _arrays_of(call, data)
+        explicit = kwargs.get("dtype") is not None
+        if isinstance(out, (tuple, list)):
+            return tuple(_post(rule, o, ins, explicit) for o in out)
+        return _post(rule, out, ins, explicit)
+    fn.__name__ = f"_npi_{name}"
+    fn.__doc__ = f"numpy.{name} with MXNet 1.9.1's numpy-mode dtype rule {rule!r}."
+    register(f"_npi_{name}")(fn)
+    _ANY_SHAPE.add(f"_npi_{name}")  # numpy arrays may be 0-d or empty
+
+
+def _cast_float(x):
+    return x if _isfloat(x.dtype) else x.astype(_F32)
+
+
+def _mean(a, axis=None, dtype=None, keepdims=False):
+    r = jnp.mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
+    return r if dtype is not None or _isfloat(a.dtype) else r.astype(_F32)
+
+
+def _getitem(data, *indices, index=()):
+    return data[_thaw_index(index, indices)]
+
+
+# name -> (jnp function, dtype rule); rules: see the module docstring ("" = float32 default only)
+_BINARY = ("add subtract multiply true_divide divide power mod remainder maximum minimum fmax "
+           "fmin hypot arctan2 copysign equal not_equal greater greater_equal less less_equal "
+           "logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor lcm gcd "
+           "ldexp float_power heaviside fmod").split()
+_UNARY_KEEP = ("abs absolute negative positive sign sqrt cbrt square reciprocal exp expm1 exp2 "
+               "log log2 log10 log1p sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh "
+               "arccosh arctanh degrees radians deg2rad rad2deg floor ceil trunc rint "
+               "fabs").split()
+_REDUCE_KEEP = "sum prod max min amax amin cumsum nansum nanprod nanmax nanmin ptp".split()
+_STAT_KEEP = "std var".split()
+_PLAIN = ("argmax argmin argsort sort nonzero flatnonzero argwhere where clip round around "
+          "concatenate stack vstack hstack dstack column_stack row_stack split array_split "
+          "hsplit vsplit dsplit reshape ravel transpose swapaxes moveaxis rollaxis expand_dims "
+          "squeeze broadcast_to broadcast_arrays tile repeat flip fliplr flipud roll rot90 "
+          "diag diagflat diagonal tril triu trace dot vdot inner outer matmul tensordot einsum "
+          "kron cross take take_along_axis pad unique searchsorted bincount histogram "
+          "isnan isinf isfinite isposinf isneginf signbit logical_not invert bitwise_not "
+          "all any allclose isclose array_equal array_equiv count_nonzero median "
+          "quantile percentile nanmedian nanquantile nanpercentile average cov corrcoef "
+          "interp diff ediff1d cumprod nancumsum nancumprod nanargmax nanargmin linspace "
+          "logspace eye identity tri full full_like zeros_like ones_like empty_like meshgrid "
+          "indices tril_indices triu_indices diag_indices_from tril_indices_from "
+          "triu_indices_from atleast_1d atleast_2d atleast_3d append insert delete "
+          "intersect1d union1d setdiff1d setxor1d in1d isin nan_to_num copy real "
+          "modf frexp divmod spacing i0 sinc trapz polyval polyadd polysub polymul "
+          "vander blackman hamming hanning bartlett kaiser select choose compress extract "
+          "unravel_index ravel_multi_index lexsort partition argpartition digitize "
+          "resize trim_zeros ix_ convolve correlate packbits unpackbits unwrap "
+          "apply_along_axis fill_diagonal").split()
+
+NP_FUNCS = {}
+for _n in _BINARY:
+    NP_FUNCS[_n] = (getattr(jnp, _n), "binary")
+for _n in _UNARY_KEEP:
+    NP_FUNCS[_n] = (getattr(jnp, _n), "keep")
+NP_FUNCS["fix"] = (jnp.trunc, "keep")
+for _n in _REDUCE_KEEP + _STAT_KEEP:
+    NP_FUNCS[_n] = (getattr(jnp, _n), "keep_int")
+for _n in _PLAIN:
+    if _n in dir(jnp):  # (hasattr would trip jnp's deprecation errors)
+        NP_FUNCS[_n] = (getattr(jnp, _n), "")
+NP_FUNCS.update({
+    "mean": (_mean, ""),
+    "getitem": (_getitem, ""),
+    "astype": (lambda a, dtype: a.astype(dtype), ""),
+    "arange": (jnp.arange, ""),
+    "zeros": (jnp.zeros, ""),
+    "ones": (jnp.ones, ""),
+    "float_cast": (_cast_float, ""),
+    # linear algebra (mx.np.linalg)
+    **{f"linalg_{n}": (getattr(jnp.linalg, n), "") for n in (
+        "norm svd cholesky qr inv det slogdet eig eigh eigvals eigvalsh pinv solve lstsq "
+        "matrix_rank matrix_power multi_dot tensorinv tensorsolve cond").split()
+       if hasattr(jnp.linalg, n)},
+})
+
+for _n, (_f, _r) in NP_FUNCS.items():
+    _make(_n, _f, _r)
+
+assert jax  # jnp needs jax imported
+
+
+# ---- np.random: one sampler per distribution, drawn from xnd's random state (``key``) -------
+def _size(size):
+    return () if size is None else (tuple(size) if isinstance(size, (tuple, list)) else (size,))
+
+
+def _fdt(dtype):
+    return jnp.dtype(dtype or "float32")
+
+
+def _bshape(size, *params):
+    return _size(size) if size is not None else jnp.broadcast_shapes(
+        *(jnp.shape(p) for p in params))
+
+
+def _uniform(k, low=0.0, high=1.0, size=None, dtype=None):
+    s = _bshape(size, low, high)
+    return (low + (jnp.asarray(high) - low) * jax.random.uniform(k, s, jnp.float32)).astype(_fdt(dtype))
+
+
+def _normal(k, loc=0.0, scale=1.0, size=None, dtype=None):
+    s = _bshape(size, loc, scale)
+    return (loc + jnp.asarray(scale) * jax.random.normal(k, s, jnp.float32)).astype(_fdt(dtype))
+
+
+def _randint(k, low, high=None, size=None, dtype=None):
+    if high is None:
+        low, high = 0, low
+    return jax.random.randint(k, _size(size), low, high, jnp.dtype(dtype or "int64"))
+
+
+def _choice(k, a, size=None, replace=True, p=None):
+    return jax.random.choice(k, a, _size(size), replace, p)
+
+
+def _exponential(k, scale=1.0, size=None):
+    return (jnp.asarray(scale) * jax.random.exponential(k, _bshape(size, scale), jnp.float32))
+
+
+def _gamma(k, shape=1.0, scale=1.0, size=None, dtype=None):
+    s = _bshape(size, shape, scale)
+    return (jax.random.gamma(k, jnp.broadcast_to(shape, s).astype(jnp.float32), s)
+            * scale).astype(_fdt(dtype))
+
+
+def _beta(k, a, b, size=None, dtype=None):
+    return jax.random.beta(k, a, b, _bshape(size, a, b), jnp.float32).astype(_fdt(dtype))
+
+
+def _lognormal(k, mean=0.0, sigma=1.0, size=None, dtype=None):
+    return jnp.exp(_normal(k, mean, sigma, size, dtype))
+
+
+def _multinomial(k, n, pvals, size=None):
+    s = _size(size)
+    draws = jax.random.categorical(k, jnp.log(jnp.asarray(pvals)), shape=s + (n,))
+    return jax.nn.one_hot(draws, len(pvals), dtype=jnp.int64).sum(-2)
+
+
+def _shuffle_perm(k, x):
+    return jax.random.permutation(k, x, axis=0)
+
+
+_SAMPLERS = {
+    "uniform": _uniform, "normal": _normal, "randint": _randint, "choice": _choice,
+    "exponential": _exponential, "gamma": _gamma, "beta": _beta, "lognormal": _lognormal,
+    "multinomial": _multinomial, "shuffle": _shuffle_perm,
+    "logistic": lambda k, loc=0.0, scale=1.0, size=None: loc + scale * jax.random.logistic(
+        k, _bshape(size, loc, scale), jnp.float32),
+    "gumbel": lambda k, loc=0.0, scale=1.0, size=None: loc + scale * jax.random.gumbel(
+        k, _bshape(size, loc, scale), jnp.float32),
+    "rayleigh": lambda k, scale=1.0, size=None: scale * jnp.sqrt(
+        -2 * jnp.log1p(-jax.random.uniform(k, _bshape(size, scale), jnp.float32))),
+    "weibull": lambda k, a, size=None: jax.random.weibull_min(k, 1.0, a, _bshape(size, a),
+                                                              jnp.float32),
+    "pareto": lambda k, a, size=None: jax.random.pareto(k, a, _bshape(size, a), jnp.float32) - 1,
+    "power": lambda k, a, size=None: jax.random.uniform(k, _bshape(size, a), jnp.float32) ** (
+        1.0 / jnp.asarray(a)),
+    "chisquare": lambda k, df, size=None: 2.0 * jax.random.gamma(
+        k, jnp.broadcast_to(jnp.asarray(df, jnp.float32) / 2, _bshape(size, df)), _bshape(size, df)),
+    "multivariate_normal": lambda k, mean, cov, size=None: jax.random.multivariate_normal(
+        k, jnp.asarray(mean, jnp.float32), jnp.asarray(cov, jnp.float32), _size(size) or None),
+}
+
+
+def _make_random(name, sampler):
+    def fn(*data, call=(), scalars: Dynamic(tuple) = (), key):
+        from .random import prng
+        pos, kw = call
+        args = [_thaw(x, data, scalars) for x in pos]
+        kwargs = {k: _thaw(v, data, scalars) for k, v in kw}
+        out = sampler(prng(key), *args, **kwargs)
+        return out.astype(_F32) if out.dtype == _F64 else out
+    fn.__name__ = f"_npi_random_{name}"
+    fn.__doc__ = f"numpy.random.{name}: MXNet's distribution (not its bit stream)."
+    register(f"_npi_random_{name}")(fn)
+    _ANY_SHAPE.add(f"_npi_random_{name}")
+
+
+for _n, _f in _SAMPLERS.items():
+    _make_random(_n, _f)
+
+
+# ---- numpy-extension operators without a legacy counterpart ----------------------------
+def _masked(log):
+    def fn(data, mask, axis=-1, temperature=1.0):
+        x = data / temperature
+        m = mask.astype(bool)
+        x = jnp.where(m, x, -jnp.inf)
+        out = jax.nn.log_softmax(x, axis=axis) if log else jax.nn.softmax(x, axis=axis)
+        return jnp.where(m, out, -jnp.inf if log else 0.0).astype(data.dtype)
+    return fn
+
+
+def npx_reshape_shape(shape, newshape, reverse=False):
+    """The result shape of npx.reshape's codes (MXNet's numpy extension, not legacy Reshape)."""
+    src, codes = list(shape), list(newshape)
+    if reverse:
+        src, codes = src[::-1], codes[::-1]
+    out, i, j, infer = [], 0, 0, None
+    while j < len(codes):
+        c = codes[j]
+        if c >= 0:
+            out.append(c); i += 1
+        elif c == -1:
+            infer = len(out); out.append(-1); i += 1
+        elif c == -2:
+            out.append(src[i]); i += 1
+        elif c == -3:
+            if src[i] != 1:
+                raise ValueError(f"npx.reshape: -3 drops a size-1 axis, axis {i} has size {src[i]}")
+            i += 1
+        elif c == -4:
+            out.extend(src[i:]); i = len(src)
+        elif c == -5:
+            out.append(src[i] * src[i + 1]); i += 2
+        elif c == -6:
+            a, b = codes[j + 1], codes[j + 2]
+            if a == -1:
+                a = src[i] // b
+            if b == -1:
+                b = src[i] // a
+            out.extend([a, b]); i += 1; j += 2
+        else:
+            raise ValueError(f"npx.reshape: unknown code {c}")
+        j += 1
+    if infer is not None:
+        known = 1
+        for k, d in enumerate(out):
+            if k != infer:
+                known *= d
+        total = 1
+        for d in src:
+            total *= d
+        out[infer] = total // known if known else 0
+    if reverse:
+        out = out[::-1]
+    return tuple(out)
+
+
+def _npx_reshape(a, newshape, reverse=False):
+    return a.reshape(npx_reshape_shape(a.shape, newshape, reverse))
+
+
+for _n, _f in (("masked_softmax", _masked(False)), ("masked_log_softmax", _masked(True)),
+               ("npx_reshape", _npx_reshape)):
+    NP_FUNCS[_n] = (_f, "")
+    _make(_n, _f, "")
