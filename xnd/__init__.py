@@ -19,6 +19,7 @@ from .frontend import (callback, gluon, initializer, io, kvstore, lr_scheduler, 
 from .frontend import util
 from .frontend.util import (is_np_array, is_np_shape, np_array, np_shape, set_np_shape,
                             use_np, use_np_array, use_np_shape)
+from .frontend import numpy, numpy_extension  # mx.np / mx.npx: the numpy interface
 from .frontend import profiler, runtime, test_utils, viz
 from .frontend import image, recordio  # image decoding needs Pillow, imported on first use
 from .frontend import operator
@@ -30,6 +31,8 @@ kv = kvstore
 mod = module
 ndarray = nd  # mx.ndarray is the namespace; the class lives in mx.nd.ndarray (xnd/ndarray.py)
 sym = symbol
+np = numpy
+npx = numpy_extension
 
 __version__ = "1.9.1"  # the MXNet API version xnd implements; scripts compare against it
 xnd_version = "0.1.0"

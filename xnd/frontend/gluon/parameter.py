@@ -243,7 +243,7 @@ class Parameter:
             dev_list[ctx.device_id] = i
         if not isinstance(data, NDArray):
             data = _nd().array(data, dtype=self.dtype)
-        self._data = [_copy_to(data, c, self.dtype) for c in self._ctx_list]
+        self._data = _np_faces([_copy_to(data, c, self.dtype) for c in self._ctx_list])
         self._init_grad()
 
     def _init_grad(self):
@@ -251,7 +251,8 @@ class Parameter:
             self._grad = None
             return
         nd = _nd()
-        self._grad = [nd.zeros(d.shape, ctx=d.context, dtype=d.dtype) for d in self._data]
+        self._grad = _np_faces([nd.zeros(d.shape, ctx=d.context, dtype=d.dtype)
+                                for d in self._data])
         _autograd().mark_variables(self._data, self._grad, self.grad_req)
         for g in self._grad:
             self._mark_stale(g)
@@ -404,6 +405,17 @@ def _init_attr(init):
         return init
     dumps = getattr(init, "dumps", None)
     return dumps() if callable(dumps) else str(init)
+
+
+def _np_faces(arrays):
+    """In numpy mode (npx.set_np()) a parameter's data and gradients are mx.np.ndarrays, as in
+    MXNet 1.9.1 (the same handles, with the numpy face)."""
+    from ..util import is_np_array
+    if is_np_array():
+        from ..numpy.multiarray import ndarray
+        for a in arrays:
+            a.__class__ = ndarray
+    return arrays
 
 
 def _fresh_handle(d):
