@@ -1,6 +1,7 @@
 """xnd: the Apache MXNet 1.x Python API on JAX/XLA. ``import xnd as mx``."""
 import logging as _logging
 
+from . import _compat_jax  # first: refuses a jax/jaxlib/numpy outside the supported range
 from . import engine  # first: MXNET_* variables are read before JAX starts a backend
 
 # scripts that turn on INFO logging (as MXNet examples do) would otherwise see JAX's
@@ -23,6 +24,7 @@ from .frontend import numpy, numpy_extension  # mx.np / mx.npx: the numpy interf
 from .frontend import profiler, runtime, test_utils, viz
 from .frontend import image, recordio  # image decoding needs Pillow, imported on first use
 from .frontend import operator
+from .frontend import contrib, library  # contrib's subpackages import on first use
 
 visualization = viz
 img = image

@@ -39,6 +39,8 @@ MXNET_MODULES = {
     "mxnet.nd.ndarray": "xnd.ndarray",
     "mxnet.nd.random": "xnd.frontend.random",
     "mxnet.nd.linalg": "xnd.frontend.linalg",
+    "mxnet.ndarray.sparse": "xnd.frontend.sparse",
+    "mxnet.nd.sparse": "xnd.frontend.sparse",
     "mxnet.context": "xnd.context",
     "mxnet.base": "xnd.base",
     "mxnet.autograd": "xnd.autograd",
@@ -85,6 +87,9 @@ MXNET_MODULES = {
     "mxnet.img": "xnd.frontend.image",
     "mxnet.image.image": "xnd.frontend.image",
     "mxnet.operator": "xnd.frontend.operator",
+    "mxnet.contrib": "xnd.frontend.contrib",
+    "mxnet.contrib.quant": "xnd.frontend.contrib.quantization",
+    "mxnet.library": "xnd.frontend.library",
 }
 
 # xnd's own machinery, never visible under an mxnet name (`mxnet.lowering` ...).
