@@ -39,8 +39,6 @@ MXNET_MODULES = {
     "mxnet.nd.ndarray": "xnd.ndarray",
     "mxnet.nd.random": "xnd.frontend.random",
     "mxnet.nd.linalg": "xnd.frontend.linalg",
-    "mxnet.ndarray.sparse": "xnd.frontend.sparse",
-    "mxnet.nd.sparse": "xnd.frontend.sparse",
     "mxnet.context": "xnd.context",
     "mxnet.base": "xnd.base",
     "mxnet.autograd": "xnd.autograd",
