@@ -169,6 +169,36 @@ case("err_detect_loc", "contrib.MultiBoxDetection",
      [("cls_prob", _PROB), ("loc_pred", rnd(2, 100)), ("anchor", _ANCH)])
 
 
+# ---- ROIPooling / ROIAlign / PSROIPooling -----------------------------------------------------
+_FEAT = rnd(2, 3, 8, 10)
+_ROIS = arr([[0, 1.2, 0.7, 6.3, 5.1], [1, 0, 0, 9.5, 7.5], [0, 3.5, 2.5, 4.0, 3.0],
+             [1, -2.0, -1.5, 12.0, 10.5], [1, 7.7, 6.2, 9.9, 7.9], [0, 2, 3, 2, 3]])
+case("roipool", "ROIPooling", [("data", _FEAT), ("rois", _ROIS)],
+     dict(pooled_size=(3, 2), spatial_scale=1.0), grad=("data",))
+_ROIS2 = _ROIS * np.array([1, 2, 2, 2, 2], np.float32)  # image coordinates for scale 0.5
+case("roipool_scale", "ROIPooling", [("data", _FEAT), ("rois", _ROIS2)],
+     dict(pooled_size=(2, 4), spatial_scale=0.5), grad=("data",))
+case("roialign", "contrib.ROIAlign", [("data", _FEAT), ("rois", _ROIS)],
+     dict(pooled_size=(3, 2), spatial_scale=1.0), grad=("data",))
+case("roialign_ratio", "contrib.ROIAlign", [("data", _FEAT), ("rois", _ROIS2)],
+     dict(pooled_size=(2, 3), spatial_scale=0.5, sample_ratio=2), grad=("data",))
+case("roialign_aligned", "contrib.ROIAlign", [("data", _FEAT), ("rois", _ROIS[:5])],
+     dict(pooled_size=(4, 4), spatial_scale=1.0, aligned=True), grad=("data",))
+case("err_roialign_4cols", "contrib.ROIAlign", [("data", _FEAT[:1]), ("rois", _ROIS[:, 1:])],
+     dict(pooled_size=(2, 2), spatial_scale=1.0, sample_ratio=3))
+case("roialign_ps", "contrib.ROIAlign", [("data", rnd(2, 8, 7, 9)), ("rois", _ROIS)],
+     dict(pooled_size=(2, 2), spatial_scale=1.0, position_sensitive=True), grad=("data",))
+case("roialign_big", "contrib.ROIAlign", [("data", rnd(1, 2, 20, 24)),
+                                          ("rois", arr([[0, 0.5, 1.5, 23.0, 19.0], [0, 3, 4, 7.2, 9.1]]))],
+     dict(pooled_size=(3, 3), spatial_scale=1.0), grad=("data",))
+case("err_roialign_width", "contrib.ROIAlign", [("data", _FEAT), ("rois", rnd(3, 6))],
+     dict(pooled_size=(2, 2), spatial_scale=1.0))
+case("psroipool", "contrib.PSROIPooling", [("data", rnd(2, 18, 8, 10)), ("rois", _ROIS)],
+     dict(spatial_scale=1.0, output_dim=2, pooled_size=3), grad=("data",))
+case("psroipool_group", "contrib.PSROIPooling", [("data", rnd(2, 8, 8, 10)), ("rois", _ROIS2)],
+     dict(spatial_scale=0.5, output_dim=2, pooled_size=4, group_size=2), grad=("data",))
+
+
 # ---- recording (on MXNet 1.9.1) ---------------------------------------------------------------
 def _message(e):
     """The first meaningful line of MXNet's error (its C++ stack trace left out)."""
@@ -225,6 +255,8 @@ def main():
     assert len(names) == len(set(names)), "duplicate case names"
     entries, arrays = {}, {}
     for c in CASES:
+        if os.environ.get("CONTRIB_GOLDENS_VERBOSE"):
+            print(c["name"], flush=True)
         meta = dict(fn=c["fn"], attrs={k: list(v) if isinstance(v, tuple) else v
                                        for k, v in c["attrs"].items()},
                     inputs=[n for n, _ in c["inputs"]], grad=c["grad"], heads=c["heads"],

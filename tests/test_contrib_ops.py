@@ -120,6 +120,8 @@ ERROR_WORDS = {
     "err_nms_score_index": ["score_index=6", "(12,6)"],
     "err_iou_width": ["lhs", "4", "(3,5)"],
     "err_detect_loc": ["loc_pred", "(2,100)", "120"],
+    "err_roialign_width": ["rois", "(3,6)", "(num_rois, 5)"],
+    "err_roialign_4cols": ["rois", "(6,4)", "(num_rois, 5)"],
 }
 
 
