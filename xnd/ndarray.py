@@ -362,10 +362,9 @@ class NDArray:
                 if val.ndim > len(shape):  # leading 1s
                     val = val.reshape(val.shape[-len(shape):] if shape else ())
                 new = val if val.shape == shape else jnp.broadcast_to(val, shape)
-                shared = new is val and isinstance(value, NDArray)
-                if shared:
-                    value._shared = True  # both handles now hold one buffer: never donate it
-                self._data, self._shared, self._ag = new, shared, None
+                self._data, self._shared, self._ag = new, False, None
+                if new is val and isinstance(value, NDArray):
+                    _share(self, value)
                 return
             self._view(plan[1], target)._set_val(val)
             self._ag = None
@@ -649,6 +648,20 @@ def _exclusive(x):
     return owner is None or (callable(owner) and owner() is None)
 
 
+def _share(dst, src):
+    """``dst`` (a plain handle) now holds ``src``'s buffer.  While src was its buffer's only
+    holder the two point at each other weakly, so the buffer is exclusive (donatable: the
+    ``z[:] = z + y`` fast path) again once either handle dies; otherwise neither may donate it
+    (a flag that never clears)."""
+    if src._base is None and _exclusive(src):
+        dst._src, src._src = weakref.ref(src), weakref.ref(dst)
+        return
+    dst._shared = src._shared = True
+    partner = src._src() if src._base is None and callable(src._src) else None
+    if partner is not None:   # src's pair partner holds the buffer too: now a third holder
+        partner._shared = True
+
+
 def _flush_pending(buffer, skip=None):
     for p in list(_PENDING.values()):
         if p is not skip and p._data is None and any(a is buffer for a in p._src[2]):
@@ -664,10 +677,12 @@ def _consume(self, value):
         return False
     _flush_pending(buf, skip=value)
     res = op.kernel(key, (hits[0],))(*args)
-    value._data, value._src = res, None
     _PENDING.pop(id(value), None)
-    self._data, self._shared, self._ag = res, False, None
-    self._src = weakref.ref(value)  # value shares the buffer while it lives
+    value._data = self._data = res
+    self._shared, self._ag = False, None
+    # the two share the buffer: neither may donate it while the other lives (a kept
+    # temporary, ``v = z + y; z[:] = v``, must not donate z's buffer, nor z v's)
+    self._src, value._src = weakref.ref(value), weakref.ref(self)
     _RECENT.append(_ref(res))
     return True
 
