@@ -4,13 +4,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from xnd import _compat_jax
 from xnd.lowering import xla_options
 
 
 def test_only_convolution_programs_get_classic_fusion():
     conv, plain = xla_options.options(classic_fusion=True), xla_options.options()
-    if jax.default_backend() != "cpu":
+    if jax.default_backend() != "cpu" or _compat_jax.JAX_VERSION <= (0, 7, 1):
+        # jax 0.4.30's jit takes no compiler_options; 0.7.1's XLA has no YNNPACK option
         assert conv is None and plain is None
+        return
+    if _compat_jax.JAX_VERSION < (0, 10) and plain is None:
+        assert conv is None   # an XLA between those tested ends without the option
         return
     assert conv == {**xla_options.CPU_OPTIONS, **xla_options.CLASSIC_FUSION_OPTIONS}
     assert plain == xla_options.CPU_OPTIONS

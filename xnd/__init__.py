@@ -1,6 +1,7 @@
 """xnd: the Apache MXNet 1.x Python API on JAX/XLA. ``import xnd as mx``."""
 import logging as _logging
 
+from . import _compat_jax  # first: refuses a jax/jaxlib/numpy outside the supported range
 from . import engine  # first: MXNET_* variables are read before JAX starts a backend
 
 # scripts that turn on INFO logging (as MXNet examples do) would otherwise see JAX's

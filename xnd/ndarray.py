@@ -349,7 +349,7 @@ class NDArray:
             _check_ctx("_setitem", self, value)
             val = value._val()
         else:
-            val = jnp.asarray(np.asarray(value).astype(dtype), device=self._ctx.jax_device())
+            val = jax.device_put(np.asarray(value).astype(dtype), self._ctx.jax_device())
         if plan[0] == "view" and not STATE.recording:
             target = plan[2]
             if not _broadcastable(val.shape, target):
@@ -726,7 +726,7 @@ def _index_plan(shape, key, ctx):
             if arr.dtype == np.bool_:
                 arr = arr.astype(np.int64)
             frozen.append(("a", len(arrays)))
-            arrays.append(_wrap(jnp.asarray(arr, device=ctx.jax_device()), ctx))
+            arrays.append(_wrap(jax.device_put(arr, ctx.jax_device()), ctx))
             basic = False
         elif isinstance(k, slice):
             frozen.append(("s", _int_or_none(k.start), _int_or_none(k.stop), _int_or_none(k.step)))

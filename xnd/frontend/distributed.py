@@ -50,6 +50,7 @@ import sys
 import threading
 import time
 
+from .. import _compat_jax
 from ..base import MXNetError
 
 __all__ = ["launcher_env", "initialize", "is_initialized", "num_workers", "rank", "allreduce",
@@ -160,7 +161,8 @@ def initialize(environ=None):
     address = "%s:%d" % (uri, port)
     import jax
     try:  # gloo: JAX's CPU collectives across processes (older JAX defaulted to none)
-        if str(jax.config.jax_cpu_collectives_implementation or "none").lower() == "none":
+        if str(_compat_jax.config_value("jax_cpu_collectives_implementation")
+               or "none").lower() == "none":
             jax.config.update("jax_cpu_collectives_implementation", "gloo")
     except Exception as err:  # pragma: no cover - a JAX without the option
         _log.debug("xnd: jax_cpu_collectives_implementation: %s", err)
@@ -185,9 +187,9 @@ def initialize(environ=None):
             sys.stderr.flush()
     threading.Thread(target=_explain, daemon=True).start()
     try:
-        jax.distributed.initialize(coordinator_address=address, num_processes=n,
-                                   process_id=wid, initialization_timeout=timeout,
-                                   shutdown_timeout_seconds=timeout)
+        _compat_jax.distributed_initialize(coordinator_address=address, num_processes=n,
+                                           process_id=wid, initialization_timeout=timeout,
+                                           shutdown_timeout_seconds=timeout)
     except RuntimeError as err:
         done.set()
         if "before" in str(err) or "initialise" in str(err) or "initialize" in str(err):
@@ -306,8 +308,8 @@ def _collective(platform, mode):
 
     def fn(*xs):
         n = len(xs)
-        return jax.shard_map(body, mesh=mesh, in_specs=(P("w"),) * n,
-                             out_specs=(P(),) * n)(*xs)
+        return _compat_jax.shard_map(body, mesh=mesh, in_specs=(P("w"),) * n,
+                                     out_specs=(P(),) * n)(*xs)
     got = (devs, devs[jax.process_index()], NamedSharding(mesh, P("w")), jax.jit(fn))
     _FNS[key] = got
     return got

@@ -78,6 +78,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
 
 from .. import context as _context
+from .._compat_jax import committed, fresh_copy, shard_map
 from .._compat_jax import shard_map
 from .. import ndarray as _ndarray
 from ..base import MXNetError
@@ -194,7 +195,7 @@ def _own(h, v):
 
 def _fresh(v, sharding):
     """A copy of jax array ``v`` with ``sharding`` that shares no buffer with ``v``."""
-    return jax.device_put(v, sharding, may_alias=False)
+    return fresh_copy(v, sharding)
 
 
 def _zeros(shape, dtype, sharding, ctx):
@@ -1640,7 +1641,7 @@ class Module(BaseModule):
             if fix:
                 for leaf in jax.tree_util.tree_leaves(states[k]):
                     if isinstance(leaf, NDArray) and (leaf._val().sharding != target
-                                                      or not leaf._val().committed):
+                                                      or not committed(leaf._val())):
                         _own(leaf, _fresh(leaf._val(), target))
                         leaf._ctx = self._devs.ctx
                 upd.states_synced[k] = True

@@ -14,7 +14,8 @@ hold a convolution or pooling (``classic_fusion=True``) get it.
 ``jit(fun, classic_fusion=False, **kw)`` is ``jax.jit`` with ``options(classic_fusion)``
 where the default backend is the CPU.  An XLA that does not know an option (an older or newer jaxlib)
 would reject every compilation, so the first ``options()`` call compiles a trivial function
-with them once and drops them for the process if that fails.  ``XND_XLA_CPU_OPTIONS=0``
+with them once and drops them for the process if that fails; a jax whose ``jit`` takes no
+``compiler_options`` (0.4.30) gets none.  ``XND_XLA_CPU_OPTIONS=0``
 turns them off (for A/B measurements: benchmarks/xla_flags_sweep.py).
 """
 import functools
@@ -23,6 +24,8 @@ import os
 import jax
 import jax.numpy as jnp
 
+from .. import _compat_jax
+
 CPU_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
 CLASSIC_FUSION_OPTIONS = {"xla_cpu_use_fusion_emitters": False}  # convolution training
 ENABLED = os.environ.get("XND_XLA_CPU_OPTIONS", "1") != "0"
@@ -30,6 +33,8 @@ ENABLED = os.environ.get("XND_XLA_CPU_OPTIONS", "1") != "0"
 
 @functools.cache
 def _accepted(items):
+    if not _compat_jax.JIT_COMPILER_OPTIONS:  # jax 0.4.30: jit takes no compiler_options
+        return False
     try:
         jax.jit(lambda x: x + 1, compiler_options=dict(items))(jnp.zeros((), jnp.float32))
         return True
