@@ -17,7 +17,7 @@ import numpy as np
 from jax import lax
 
 from ..base import MXNetError
-from .attrs import Bool, Int, Shape, choice, optional
+from .attrs import Bool, Int, Shape, bounded, choice, optional
 from .nn_common import fmt, param_shapes_from
 from .registry import register
 
@@ -610,7 +610,8 @@ def _upsampling_shapes(attrs, data_shape):
 
 @register("UpSampling", param_shapes=param_shapes_from(_upsampling_shapes, ("data", "weight")),
           input_init={"weight": '["bilinear", {}]'})
-def upsampling(*data, scale: Int, num_filter: Int = 0, sample_type: choice("bilinear", "nearest"),
+def upsampling(*data, scale: bounded(Int, 1), num_filter: Int = 0,
+               sample_type: choice("bilinear", "nearest"),
                multi_input_mode: choice("concat", "sum") = "concat", num_args: Int = 1,
                workspace: Int = 512):
     """Nearest: every input is repeated up to (H0*scale, W0*scale) of the first input, then

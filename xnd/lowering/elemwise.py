@@ -34,11 +34,12 @@ def _relu(x):
 _relu.defjvp(lambda p, t: (_relu(p[0]), jnp.where(p[0] > 0, t[0], 0).astype(t[0].dtype)))
 
 
-def _tie_left(cmp):
-    """maximum/minimum whose gradient goes wholly to the left operand on a tie (MXNet)."""
+def _tie_left(cmp, pick):
+    """maximum/minimum whose gradient goes wholly to the left operand on a tie (MXNet); a NaN
+    on either side gives NaN (MXNet's maximum(1, nan) and maximum(nan, 1) are both nan)."""
     @jax.custom_jvp
     def f(a, b):
-        return jnp.where(cmp(a, b), a, b)
+        return pick(a, b)
 
     @f.defjvp
     def _(p, t):
@@ -62,11 +63,19 @@ def _div(a, b):
     return lax.div(*jnp.broadcast_arrays(a, b))
 
 
+def _mod(a, b):
+    """Python's modulo (the divisor's sign); a float x % 0 is 0 in MXNet, not NaN."""
+    r = jnp.mod(a, b)
+    if jnp.issubdtype(r.dtype, jnp.floating):
+        r = jnp.where(b == 0, jnp.zeros((), r.dtype), r)
+    return r
+
+
 # MXNet base name -> (elementwise function of two same-dtype arrays)
 BINARY = {
     "add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "div": _div,
-    "mod": jnp.mod, "power": jnp.power, "maximum": _tie_left(jnp.greater_equal),
-    "minimum": _tie_left(jnp.less_equal),
+    "mod": _mod, "power": jnp.power, "maximum": _tie_left(jnp.greater_equal, jnp.maximum),
+    "minimum": _tie_left(jnp.less_equal, jnp.minimum),
     "hypot": jnp.hypot,
     "equal": _cmp(jnp.equal), "not_equal": _cmp(jnp.not_equal),
     "greater": _cmp(jnp.greater), "greater_equal": _cmp(jnp.greater_equal),
@@ -176,6 +185,13 @@ def _in_f64(x, f):
     return f(x.astype(jnp.float64)).astype(x.dtype)
 
 
+def _sign(x):
+    """MXNet's sign(nan) is 0."""
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return jnp.where(jnp.isnan(x), jnp.zeros((), x.dtype), jnp.sign(x))
+    return jnp.sign(x)
+
+
 def _round_half_away(x):
     return jnp.sign(x) * jnp.floor(jnp.abs(x) + 0.5)
 
@@ -191,8 +207,10 @@ UNARY_FLOAT = {
     ("tanh",): jnp.tanh, ("arcsinh",): jnp.arcsinh, ("arccosh",): jnp.arccosh,
     ("arctanh",): jnp.arctanh, ("degrees",): jnp.degrees, ("radians",): jnp.radians,
     ("erf",): lambda x: lax.erf(x), ("erfinv",): lambda x: lax.erf_inv(x),
-    ("gamma",): lambda x: _in_f64(x, lambda y: jnp.exp(lax.lgamma(y)) * jnp.where(
-        (y < 0) & (jnp.floor(y) % 2 == 1), -1, 1)),
+    # the poles at 0, -1, -2 ...: +inf at 0 (tgamma(+0)), NaN at the negative integers (MXNet)
+    ("gamma",): lambda x: _in_f64(x, lambda y: jnp.where(
+        (y < 0) & (y == jnp.floor(y)), jnp.nan, jnp.exp(lax.lgamma(y)) * jnp.where(
+            (y < 0) & (jnp.floor(y) % 2 == 1), -1, 1))),
     ("gammaln",): lambda x: _in_f64(x, lax.lgamma),
     ("sigmoid",): lambda x: 1 / (1 + jnp.exp(-x)),
     ("softsign",): lambda x: x / (1 + jnp.abs(x)),
@@ -200,7 +218,7 @@ UNARY_FLOAT = {
 }
 
 UNARY_ANY = {
-    ("abs",): mx_abs, ("sign",): jnp.sign, ("negative",): jnp.negative,
+    ("abs",): mx_abs, ("sign",): _sign, ("negative",): jnp.negative,
     ("square",): jnp.square,
     ("round",): lambda x: _round_half_away(x) if jnp.issubdtype(x.dtype, jnp.floating) else x,
     ("rint",): lambda x: jnp.ceil(x - 0.5) if jnp.issubdtype(x.dtype, jnp.floating) else x,
@@ -230,9 +248,11 @@ for _names, _f in UNARY_ANY.items():
 @register("smooth_l1")
 def smooth_l1(data, *, scalar: Float = 1.0):
     """f(x) = 0.5 (sigma x)^2 if |x| < 1/sigma^2 else |x| - 0.5/sigma^2, sigma = ``scalar``."""
-    s2 = scalar * scalar
+    s2 = np.float64(scalar) * np.float64(scalar)
+    with np.errstate(divide="ignore"):  # scalar=0: 1/sigma^2 is inf, so every x is quadratic (0)
+        inv = np.float64(1.0) / s2
     ax = jnp.abs(data)
-    return jnp.where(ax < 1.0 / s2, 0.5 * s2 * data * data, ax - 0.5 / s2).astype(data.dtype)
+    return jnp.where(ax < inv, 0.5 * s2 * data * data, ax - 0.5 * inv).astype(data.dtype)
 
 
 @register("add_n", "ElementWiseSum", "_sum", param_shapes=same_shapes)

@@ -26,6 +26,7 @@ def _fit(idx, n, mode, op):
 def _take_in_range(attrs, a, indices):
     """mode='raise': MXNet reports out-of-range indices when the result is read; xnd checks
     them on the host before running (a sync, paid only in this mode)."""
+    _take_axis(attrs["axis"], a.ndim)
     if attrs["mode"] != "raise":
         return
     n = a.shape[attrs["axis"] % a.ndim]
@@ -35,10 +36,17 @@ def _take_in_range(attrs, a, indices):
                          f"for axis {attrs['axis']} of size {n} (mode='raise')")
 
 
+def _take_axis(axis, ndim):
+    if not -ndim <= axis < ndim:
+        raise MXNetError(f"take: axis={axis} should be in the range of [-r, r-1] where r is the "
+                         f"rank of input tensor ({ndim})")
+    return axis % ndim
+
+
 @register("take", check=_take_in_range)
 def take(a, indices, *, axis: Int = 0, mode: Mode = "clip"):
     """Output shape: a.shape with ``axis`` replaced by indices.shape."""
-    axis = axis % a.ndim
+    axis = _take_axis(axis, a.ndim)
     idx = _fit(_int_index(indices), a.shape[axis], mode, "take")
     return jnp.take(a, idx, axis=axis)
 
@@ -51,10 +59,19 @@ def batch_take(a, indices):
 
 @register("pick")
 def pick(data, index, *, axis: Int = -1, keepdims: Bool = False, mode: choice("clip", "wrap") = "clip"):
+    """data[..., index, ...] along ``axis``; index has data's shape without that axis (or with
+    it as 1). A 1-D data gives shape (1,) with an index of shape (1,), as in MXNet."""
+    if not -data.ndim <= axis < data.ndim:
+        raise MXNetError(f"pick: axis {axis} exceeds the input dimension of {data.ndim}")
     axis = axis % data.ndim
-    idx = _fit(_int_index(index), data.shape[axis], mode, "pick")
-    out = jnp.take_along_axis(data, jnp.expand_dims(idx, axis), axis=axis)
-    return out if keepdims else jnp.squeeze(out, axis)
+    want = data.shape[:axis] + data.shape[axis + 1:]
+    kept = data.shape[:axis] + (1,) + data.shape[axis + 1:]
+    if index.shape not in (want or (1,), kept):
+        raise MXNetError(f"pick: Shape inconsistent, Provided = {list(index.shape)}, inferred "
+                         f"shape={list(want or (1,))}")
+    idx = _fit(_int_index(index), data.shape[axis], mode, "pick").reshape(kept)
+    out = jnp.take_along_axis(data, idx, axis=axis)
+    return out if keepdims or data.ndim == 1 else jnp.squeeze(out, axis)
 
 
 @register("one_hot")

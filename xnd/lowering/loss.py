@@ -227,6 +227,9 @@ def softmax_cross_entropy(data, label):
         raise MXNetError(f"softmax_cross_entropy: data must be (N, C) and label (N,), got "
                          f"{_fmt(data.shape)} and {_fmt(label.shape)}")
     li = jnp.clip(_int_label(label), 0, data.shape[1] - 1)
-    logp = jax.nn.log_softmax(data, axis=1)
-    picked = jnp.take_along_axis(logp, li[:, None], axis=1)
-    return (-jnp.sum(picked)).reshape((1,)).astype(data.dtype)
+    logp = jnp.take_along_axis(jax.nn.log_softmax(data, axis=1), li[:, None], axis=1)
+    # MXNet takes -log(max(p, 1e-8)): a sample costs at most 18.42 (-log 1e-8), so
+    # [[1000, 0]] with label 1 is 18.42, not 1000; the gradient stays softmax - one_hot
+    capped = jnp.maximum(lax.stop_gradient(logp), jnp.log(jnp.asarray(1e-8, logp.dtype)))
+    logp = capped + (logp - lax.stop_gradient(logp))
+    return (-jnp.sum(logp)).reshape((1,)).astype(data.dtype)

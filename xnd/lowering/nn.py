@@ -10,7 +10,8 @@ import jax.numpy as jnp
 from jax import lax
 
 from ..base import MXNetError
-from .attrs import Bool, Dtype, Float, Int, Shape, choice, optional
+from .attrs import Bool, Dtype, Float, Int, Shape, bounded, choice, optional
+from .dtypes import same_dtype
 from .nn_common import fmt, param_shapes_from
 from .random import prng
 from .registry import register
@@ -39,6 +40,7 @@ def fully_connected(data, weight, bias=None, *, num_hidden: Int, no_bias: Bool =
     """y = x W^T + b; flatten=True collapses (N, d1, d2, ...) to (N, d1*d2*...) first,
     flatten=False applies the layer to the last axis."""
     op = "FullyConnected"
+    same_dtype(op, data, weight, *([] if bias is None else [bias]))
     if no_bias and bias is not None:
         raise MXNetError(f"Operator {op} expects 2 inputs, but got 3 instead (no_bias=True)")
     if not no_bias and bias is None:
@@ -168,8 +170,8 @@ leaky_relu.infer_shapes = _leaky_shapes
 
 
 @register("Dropout", num_visible=1, num_outputs=2, output_names=("output", "mask"))
-def dropout(data, *, p: Float = 0.5, mode: choice("always", "training") = "training",
-            axes: Shape = (), cudnn_off: optional(Bool) = False, is_train=False, key):
+def dropout(data, *, p: bounded(Float, 0, 1) = 0.5,
+            mode: choice("always", "training") = "training", axes: Shape = (), cudnn_off: optional(Bool) = False, is_train=False, key):
     """Identity unless training (or mode='always'); then kept values are scaled by 1/(1-p).
 
     Returns (out, mask) as MXNet's two internal outputs; mask holds 0 or 1/(1-p) and, with

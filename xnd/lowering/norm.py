@@ -192,7 +192,9 @@ def _ln_visible(attrs):
 def layer_norm(data, gamma, beta, *, axis: Int = -1, eps: Float = 1e-5,
                output_mean_var: Bool = False):
     """Normalises along ``axis``; returns (out, mean, std) with the axis kept as size 1."""
-    ax = axis % data.ndim
+    ax = axis + data.ndim if axis < 0 else axis
+    if not 0 <= ax < data.ndim:
+        raise MXNetError(f"LayerNorm: Channel axis out of range: axis={axis}")
     c = data.shape[ax]
     _check_vec("LayerNorm", "gamma", gamma, c, data)
     _check_vec("LayerNorm", "beta", beta, c, data)

@@ -99,9 +99,24 @@ def norm(data, *, ord: Int = 2, axis: IntOrShape = None, out_dtype: Dtype = None
         raise MXNetError(f"norm: ord must be 1 or 2, got {ord}")
     axes = reduce_axes("norm", data.ndim, axis)
     x = mx_abs(data)  # gradient 0 at 0, as MXNet's
-    r = jnp.sum(x, axis=axes, keepdims=keepdims) if ord == 1 else \
-        jnp.sqrt(jnp.sum(x * x, axis=axes, keepdims=keepdims))
+    if ord == 1:
+        r = jnp.sum(x, axis=axes, keepdims=keepdims)
+    else:
+        r = _scaled_l2(x, axes, keepdims)
     return at_least_1d(r.astype(out_dtype or data.dtype))
+
+
+def _scaled_l2(x, axes, keepdims):
+    """sqrt(sum x^2) scaled by max|x| first, as MXNet's nrm2 reducer: norm([1e20, 1e20]) is
+    1.414e20 in float32, not inf, and norm([1e-30, 1e-30]) is not 0. The scale carries no
+    gradient (the norm is homogeneous), so d norm / dx stays x / norm."""
+    m = lax.stop_gradient(jnp.max(x, axis=axes, keepdims=True))
+    bad = (m == 0) | jnp.isinf(m)
+    safe = jnp.where(bad, jnp.ones((), x.dtype), m)
+    y = x / safe
+    r = safe * jnp.sqrt(jnp.sum(y * y, axis=axes, keepdims=True))
+    r = jnp.where(jnp.isinf(m), m, r)
+    return r if keepdims else jnp.squeeze(r, axes)
 
 
 def _arg(name, f):
@@ -111,7 +126,7 @@ def _arg(name, f):
             r = r.reshape((1,) * data.ndim) if keepdims else r.reshape((1,))
         else:
             reduce_axes(name, data.ndim, axis)
-            r = f(data, axis=axis, keepdims=keepdims)
+            r = at_least_1d(f(data, axis=axis, keepdims=keepdims))  # 1-D, axis=0: (1,) in MXNet
         return r.astype(data.dtype)
     op.__name__ = name
     return op
@@ -145,6 +160,34 @@ def argsort(data, *, axis: optional(Int) = -1, is_ascend: Bool = True, dtype: Dt
     return _sorted_idx(data, axis, is_ascend).astype(dtype)
 
 
+_INSERTION = 16  # rows up to this long are insertion-sorted by MXNet's std::sort (libstdc++)
+
+
+def _insertion_order(data, axis, is_ascend):
+    """The order MXNet's CPU topk gives for a short row: libstdc++'s insertion sort, whose
+    comparisons with NaN are all false. It is stable, so without NaN it is the stable sort;
+    with NaN it reproduces MXNet: topk([1, nan, 3, 2], k=2) is indices [2, 0]."""
+    v = jnp.moveaxis(data, axis, -1)
+    ix = jnp.broadcast_to(jnp.arange(v.shape[-1]), v.shape)
+
+    def comp(a, b):
+        return a < b if is_ascend else a > b
+    for i in range(1, v.shape[-1]):
+        val, vi = v[..., i:i + 1], ix[..., i:i + 1]
+        front = comp(val, v[..., :1])
+        j = jnp.arange(i)
+        last = jnp.max(jnp.where(~comp(val, v[..., :i]), j, -1), axis=-1, keepdims=True)
+        pos = jnp.where(front, 0, last + 1)
+        p = jnp.arange(i + 1)
+        prev_v = jnp.concatenate([v[..., :1], v[..., :i]], axis=-1)
+        prev_i = jnp.concatenate([ix[..., :1], ix[..., :i]], axis=-1)
+        head_v = jnp.where(p < pos, v[..., :i + 1], jnp.where(p == pos, val, prev_v))
+        head_i = jnp.where(p < pos, ix[..., :i + 1], jnp.where(p == pos, vi, prev_i))
+        v = jnp.concatenate([head_v, v[..., i + 1:]], axis=-1)
+        ix = jnp.concatenate([head_i, ix[..., i + 1:]], axis=-1)
+    return jnp.moveaxis(ix, -1, axis)
+
+
 def _topk_visible(attrs):
     return 2 if attrs.get("ret_typ") == "both" else 1
 
@@ -156,8 +199,19 @@ def topk(data, *, axis: optional(Int) = -1, k: Int = 1,
     """Top k along ``axis`` (descending unless is_ascend); indices in ``dtype`` (float32)."""
     if axis is None:
         data, axis = data.reshape(-1), 0
+    if not -data.ndim <= axis < data.ndim:
+        raise MXNetError(f"topk: Invalid axis! axis should be between 0 and {data.ndim}, "
+                         f"found axis={axis}")
     axis = axis % data.ndim
-    idx = lax.slice_in_dim(_sorted_idx(data, axis, is_ascend), 0, k, axis=axis)
+    n = data.shape[axis]
+    k = n if k <= 0 else k
+    if k > n:
+        raise MXNetError(f"topk: k must be smaller than {n}, get k = {k}")
+    if k * 8 > n and n <= _INSERTION:
+        order = _insertion_order(data, axis, is_ascend)
+    else:
+        order = _sorted_idx(data, axis, is_ascend)
+    idx = lax.slice_in_dim(order, 0, k, axis=axis)
     vals = jnp.take_along_axis(data, idx, axis=axis)
     if ret_typ == "value":
         return vals

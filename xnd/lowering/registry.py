@@ -15,6 +15,8 @@ jit arguments instead, so a changing scalar does not recompile.
 """
 import functools
 import inspect
+import math
+import os
 
 import jax
 
@@ -172,7 +174,11 @@ class Op:
         fn, dyn, n_dyn, name = self.fn, self.dynamic, len(self.dynamic), self.name
         check_shapes = name not in _ANY_SHAPE
 
+        made = static.get("shape") if not self.inputs else None  # a creation op's shape
+
         def kern(*args):
+            if made is not None:
+                check_size(name, made, static.get("dtype") or "float32", "requested")
             inputs = args[:len(args) - n_dyn]
             if check_shapes:
                 for a in inputs:
@@ -180,7 +186,8 @@ class Op:
                         raise MXNetError(
                             f"Operator {name} inferring shapes failed: input shape {a.shape} is not "
                             f"supported (legacy MXNet arrays need ndim >= 1 and no zero-size dim)")
-            return fn(*inputs, **static, **dict(zip(dyn, args[len(inputs):])))
+            res = fn(*inputs, **static, **dict(zip(dyn, args[len(inputs):])))
+            return check_outputs(name, res)
         kern.__name__ = self.name
         eager = getattr(fn, "eager_kernel", None)
         if eager is not None:  # a Python kernel (Custom's forward), never compiled when eager
@@ -193,6 +200,45 @@ class Op:
         if donate == "old":  # out= target that the op does not read: donate it, keep it alive
             return jit(lambda old, *args: kern(*args), donate_argnums=0, keep_unused=True)
         return jit(kern, donate_argnums=donate)
+
+
+# MXNet 1.9.1 (built without USE_INT64_TENSOR_SIZE) refuses tensors of 2^31 - 1 elements or more
+MAX_ELEMENTS = 2 ** 31 - 1
+
+
+def _memory_bytes():
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 1 << 40
+
+
+MAX_BYTES = _memory_bytes()  # no single result may need more than the machine's memory
+
+
+def check_size(op, shape, dtype, what="output"):
+    """The one size check before XLA: a negative dimension or a result over MXNet's element
+    limit or the machine's memory is an MXNetError naming the op, never an abort in XLA."""
+    for d in shape:
+        if d < 0:
+            raise MXNetError(f"Operator {op}: {what} shape {tuple(shape)} is invalid: shape dim "
+                             f"size must be >= 0, while received {d}")
+    n = math.prod(shape)
+    if n >= MAX_ELEMENTS:
+        raise MXNetError(f"Operator {op}: {what} shape {tuple(shape)} has {n} elements: Size of "
+                         f"tensor you are trying to allocate is larger than 2^31 elements")
+    nbytes = n * jax.numpy.dtype(dtype).itemsize
+    if nbytes > MAX_BYTES:
+        raise MXNetError(f"Operator {op}: {what} shape {tuple(shape)} of {dtype} needs {nbytes} "
+                         f"bytes, more than this machine's {MAX_BYTES} bytes of memory")
+
+
+def check_outputs(op, res):
+    """Checked at trace time (shapes are abstract there), so it costs nothing per call."""
+    for a in (res if isinstance(res, (tuple, list)) else (res,)):
+        if a is not None and hasattr(a, "shape"):
+            check_size(op, a.shape, a.dtype)
+    return res
 
 
 _ANY_SHAPE = {"_view_read", "_view_write", "_getitem", "_setitem"}  # internal: 0-d values ok

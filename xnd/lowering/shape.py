@@ -228,8 +228,17 @@ def slice_(data, *, begin: OptShape, end: OptShape, step: OptShape = ()):
 @register("slice_axis")
 def slice_axis(data, *, axis: Int, begin: Int, end: optional(Int) = None):
     axis = _axis("slice_axis", axis, data.ndim)
+    n = data.shape[axis]
+    b = begin + n if begin < 0 else begin
+    e = n if end is None else (end + n if end < 0 else end)
+    if b < 0:
+        raise MXNetError(f"slice_axis: Invalid begin for begin={begin}")
+    if e > n:
+        raise MXNetError(f"slice_axis: Invalid end for end={end} as axis_size is {n}")
+    if not b < e:
+        raise MXNetError(f"slice_axis: Invalid begin, end, get begin={begin}, end={end}")
     key = [slice(None)] * data.ndim
-    key[axis] = slice(begin, end)
+    key[axis] = slice(b, e)
     return data[tuple(key)]
 
 
@@ -298,6 +307,9 @@ def size_array(data):
 def diag(data, *, k: Int = 0, axis1: Int = 0, axis2: Int = 1):
     if data.ndim == 1:
         return jnp.diag(data, k)
+    h, w = data.shape[_axis("diag", axis1, data.ndim)], data.shape[_axis("diag", axis2, data.ndim)]
+    if (min(h, w - k) if k >= 0 else min(h + k, w)) < 0:
+        raise MXNetError(f"diag: Diagonal does not exist (k={k} for a {h}x{w} plane)")
     return jnp.diagonal(data, k, axis1, axis2)
 
 
@@ -305,6 +317,9 @@ def diag(data, *, k: Int = 0, axis1: Int = 0, axis2: Int = 1):
 def where(condition, x, y):
     """Same-shape condition, or a 1-D condition of length N selecting whole rows."""
     same_dtype("where", x, y)
+    if x.shape != y.shape:
+        raise MXNetError(f"where: x and y must have the same shape, got {x.shape} and {y.shape} "
+                         f"(Operator where inferring shapes failed)")
     if condition.shape != x.shape:
         if condition.ndim == 1 and condition.shape[0] == x.shape[0]:
             condition = condition.reshape((-1,) + (1,) * (x.ndim - 1))
@@ -346,6 +361,8 @@ def arange(*, start: float = 0.0, stop: optional(float) = None, step: float = 1.
     itself is cast (-> 0, 1, 2, 3)."""
     if stop is None:
         start, stop = 0.0, start
+    if step == 0:
+        raise MXNetError(f"arange: Range does not support step=0, received {step}")
     n = math.ceil((stop - start) / step)
     if n <= 0:
         raise MXNetError(f"arange: invalid range start={start}, stop={stop}, step={step} (empty)")

@@ -1,6 +1,7 @@
 """softmax / log_softmax / softmin along an axis, with temperature and optional lengths."""
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .attrs import Bool, Dtype, Int, optional
 from .registry import register
@@ -18,18 +19,41 @@ def _masked(data, length, axis):
     return jnp.where(mask, data, -jnp.inf), mask
 
 
-def _softmax_family(name, f, sign=1.0):
+def _softmax_family(name, f, sign=1.0, onednn=False):
     def op(data, length=None, *, axis: Int = -1, temperature: optional(float) = None,
            dtype: Dtype = None, use_length: Bool = False):
         x = data.astype(dtype) if dtype else data
         x = x * sign / (temperature or 1.0)
         x, mask = _masked(x, length if use_length else None, axis)
         out = f(x, axis=axis)
+        if onednn and mask is None and not dtype and temperature in (None, 1.0) \
+                and x.dtype == jnp.float32 and axis % x.ndim == x.ndim - 1:
+            out = _onednn_nan(x, out, name == "log_softmax")
         return out if mask is None else jnp.where(mask, out, 0).astype(out.dtype)
     op.__name__ = name
     return op
 
 
-register("softmax")(_softmax_family("softmax", jax.nn.softmax))
-register("log_softmax")(_softmax_family("log_softmax", jax.nn.log_softmax))
+_FLT_MAX = np.float32(np.finfo(np.float32).max)
+
+
+def _onednn_nan(x, out, log):
+    """MXNet 1.9.1 runs float32 softmax/log_softmax on the last axis through oneDNN, whose max
+    skips NaN and whose exp saturates a NaN at FLT_MAX: an element whose x - max is NaN gives
+    NaN, and the others of its row give 0 (log: x - max - log(sum)) instead of NaN.
+    softmax([inf, 1]) is [nan, 0] and log_softmax([nan, 1]) is [nan, -88.72]."""
+    m = jnp.nanmax(x, axis=-1, keepdims=True)
+    d = x - m
+    bad = jnp.isnan(d)
+    row = jnp.any(bad, axis=-1, keepdims=True)
+    if log:
+        total = jnp.sum(jnp.where(bad, _FLT_MAX, jnp.exp(d)), axis=-1, keepdims=True)
+        fixed = d - jnp.log(total)
+    else:
+        fixed = jnp.zeros((), x.dtype)  # exp(d) / (>= FLT_MAX) is subnormal, flushed to zero
+    return jnp.where(bad, jnp.nan, jnp.where(row, fixed, out)).astype(out.dtype)
+
+
+register("softmax")(_softmax_family("softmax", jax.nn.softmax, onednn=True))
+register("log_softmax")(_softmax_family("log_softmax", jax.nn.log_softmax, onednn=True))
 register("softmin")(_softmax_family("softmin", jax.nn.softmax, -1.0))
