@@ -147,3 +147,24 @@ def test_every_case_function_is_registered():
     for name, m in GOLD.items():
         f = _resolve(mx.nd, m["fn"])
         assert callable(f), name
+
+
+def test_contrib_namespaces_are_modules_holding_every_contrib_op():
+    """mx.nd.contrib / mx.sym.contrib: importable under MXNet's module names and attributes of
+    mx.nd / mx.sym, with every _contrib_* operator under its short name."""
+    from xnd.compat import alias_mxnet
+    alias_mxnet()
+    nd_mods = [importlib.import_module(m) for m in ("mxnet.nd.contrib", "mxnet.ndarray.contrib")]
+    sym_mods = [importlib.import_module(m) for m in ("mxnet.sym.contrib", "mxnet.symbol.contrib")]
+    assert all(m is mx.nd.contrib for m in nd_mods)
+    assert all(m is mx.sym.contrib for m in sym_mods)
+    short = sorted(n[len("_contrib_"):] for n in registry.all_ops() if n.startswith("_contrib_"))
+    assert {"box_nms", "ROIAlign", "MultiBoxPrior", "bipartite_matching"} <= set(short)
+    for n in short:
+        assert callable(getattr(mx.nd.contrib, n)), n
+        assert callable(getattr(mx.sym.contrib, n)), n
+    with mx.name.NameManager():
+        s = mx.sym.contrib.box_nms(mx.sym.Variable("d"), overlap_thresh=0.3)
+    assert s.name == "box_nms0" and json.loads(s.tojson())["nodes"][1]["op"] == "_contrib_box_nms"
+    assert mx.nd.contrib.box_nms.__name__ == "box_nms"
+    assert "registry" not in vars(mx.nd.contrib) and "registry" not in vars(mx.sym.contrib)

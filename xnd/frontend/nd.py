@@ -226,15 +226,12 @@ def load_frombuffer(buf):
 
 
 _internal = types.ModuleType(__name__ + "._internal", "Operators whose names start with '_'.")
-contrib = types.ModuleType(__name__ + ".contrib", "The _contrib_* operators under short names.")
 
 
 def _install():
     mod = sys.modules[__name__]
     hand_written = set(vars(mod))
     for name, op in registry.all_ops().items():
-        if name.startswith("_contrib_"):
-            setattr(contrib, name[len("_contrib_"):], op_function(op, name[len("_contrib_"):]))
         if name.startswith("_"):
             setattr(_internal, name, op_function(op, name))
         elif name not in hand_written and name.isidentifier():
@@ -245,3 +242,5 @@ def _install():
 
 
 _install()
+
+from . import nd_contrib as contrib  # noqa: E402,F401  (mx.nd.contrib: the _contrib_* operators)

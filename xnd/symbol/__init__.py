@@ -50,7 +50,6 @@ def _symbol_function(op, pyname):
 
 
 _internal = types.ModuleType(__name__ + "._internal")
-contrib = types.ModuleType(__name__ + ".contrib")
 random = types.ModuleType(__name__ + ".random")
 linalg = types.ModuleType(__name__ + ".linalg")
 
@@ -91,8 +90,6 @@ def _install():
     mod = sys.modules[__name__]
     for name, op in registry.all_ops().items():
         f = _symbol_function(op, name)
-        if name.startswith("_contrib_"):
-            setattr(contrib, name[9:], _symbol_function(op, name[9:]))
         if name.startswith("_linalg_"):
             setattr(linalg, name[8:], _symbol_function(op, name[8:]))
         if name.startswith("_random_"):
@@ -105,3 +102,5 @@ def _install():
 
 _install()
 _install_methods()
+
+from . import contrib  # noqa: E402,F401  (mx.sym.contrib: the _contrib_* operators)
