@@ -68,6 +68,8 @@ MXNET_MODULES = {
     "mxnet.module.bucketing_module": "xnd.frontend.bucketing_module",
     "mxnet.module.sequential_module": "xnd.frontend.sequential_module",
     "mxnet.module.python_module": "xnd.frontend.python_module",
+    "mxnet.module.executor_group": "xnd.frontend.executor_group",
+    "mxnet.mod.executor_group": "xnd.frontend.executor_group",
     "mxnet.mod.module": "xnd.frontend.module",
     "mxnet.mod.base_module": "xnd.frontend.module",
     "mxnet.mod.bucketing_module": "xnd.frontend.bucketing_module",

@@ -87,6 +87,7 @@ from ..symbol import executor as _executor
 from ..symbol import rewrite as _rewrite
 from ..ndarray import NDArray, _exclusive, _wrap
 from . import fit_scan as _fit_scan
+from .executor_group import DataParallelExecutorGroup
 from . import initializer as _init
 from . import nd
 
@@ -809,82 +810,6 @@ class _Exec:
         return self._symbol.debug_str()
 
 
-class _ExecGroup:
-    """``mod._exec_group``: the attribute names of MXNet's DataParallelExecutorGroup that
-    scripts reach into (one logical executor here)."""
-
-    def __init__(self, module):
-        self._mod = module
-
-    @property
-    def execs(self):
-        return [self._mod._exec]
-
-    @property
-    def contexts(self):
-        return self._mod._context
-
-    @property
-    def batch_size(self):
-        return self._mod._batch_size
-
-    @property
-    def slices(self):
-        return [slice(a, b) for a, b in self._mod._exec.lay.slices]
-
-    @property
-    def param_names(self):
-        return self._mod._param_names
-
-    @property
-    def param_arrays(self):
-        d = self._mod._exec.arg_dict
-        return [[d[n]] for n in self._mod._param_names]
-
-    @property
-    def grad_arrays(self):
-        d = self._mod._exec.grad_dict
-        return [[d[n]] for n in self._mod._param_names]
-
-    @property
-    def aux_arrays(self):
-        return [[a] for a in self._mod._exec.aux_arrays]
-
-    @property
-    def data_arrays(self):
-        d = self._mod._exec.arg_dict
-        return [[(slice(0, self._mod._batch_size), d[x.name])] for x in self._mod._data_shapes]
-
-    @property
-    def label_arrays(self):
-        if self._mod._label_shapes is None:
-            return None
-        d = self._mod._exec.arg_dict
-        return [[(slice(0, self._mod._batch_size), d[x.name])] for x in self._mod._label_shapes]
-
-    @property
-    def data_shapes(self):
-        return self._mod._data_shapes
-
-    @property
-    def label_shapes(self):
-        return self._mod._label_shapes
-
-    @property
-    def for_training(self):
-        return self._mod.for_training
-
-    @property
-    def inputs_need_grad(self):
-        return self._mod.inputs_need_grad
-
-    def get_output_shapes(self):
-        return self._mod.output_shapes
-
-    def install_monitor(self, mon):
-        mon.install(self._mod._exec)
-
-
 class Module(BaseModule):
     """A module over one Symbol (mx.mod.Module)."""
 
@@ -1133,7 +1058,7 @@ class Module(BaseModule):
         self._exec = self._bind_exec(self._data_shapes, self._label_shapes, shared_exec)
         self._default_exec = self._exec
         self._execs = {self._shape_key(self._data_shapes, self._label_shapes): self._exec}
-        self._exec_group = _ExecGroup(self)
+        self._exec_group = DataParallelExecutorGroup._of_module(self)
         if shared_module is not None:
             self.params_initialized = True
             self._arg_params = shared_module._arg_params

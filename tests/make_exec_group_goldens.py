@@ -1,0 +1,84 @@
+"""Record what MXNet 1.9.1's ``mod._exec_group`` (DataParallelExecutorGroup) exposes for a
+bound Module, and a group built directly (with a shared group), for one context.
+
+    /work/mxref/bin/python tests/make_exec_group_goldens.py
+
+Writes ``tests/goldens/module/exec_group.json`` (names, shapes, grad_req, slices) and
+``exec_group.npz`` (outputs after one forward of fixed parameters).
+"""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import golden_files  # noqa: E402
+
+try:
+    import mxnet as mx
+except ImportError:  # pragma: no cover
+    sys.exit("needs the real MXNet: run it with /work/mxref/bin/python")
+if os.path.basename(os.path.dirname(mx.__file__)) != "mxnet":
+    sys.exit("needs the real mxnet 1.9.1, got %r" % mx.__file__)
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goldens", "module")
+
+
+def net():
+    data = mx.sym.Variable("data")
+    h = mx.sym.FullyConnected(data, num_hidden=5, name="fc1")
+    h = mx.sym.BatchNorm(h, name="bn")
+    h = mx.sym.FullyConnected(mx.sym.relu(h), num_hidden=3, name="fc2")
+    return mx.sym.SoftmaxOutput(h, name="softmax")
+
+
+def describe(g):
+    return {"data_shapes": [[d.name, list(d.shape)] for d in g.data_shapes],
+            "label_shapes": [[d.name, list(d.shape)] for d in g.label_shapes],
+            "param_names": list(g.param_names),
+            "grad_req": dict(g.grad_req),
+            "batch_size": g.batch_size,
+            "slices": [[s.start, s.stop] for s in g.slices],
+            "n_execs": len(g.execs),
+            "param_arrays": [[list(a.shape) for a in p] for p in g.param_arrays],
+            "grad_arrays": [[None if a is None else list(a.shape) for a in p] for p in g.grad_arrays],
+            "aux_arrays": [[list(a.shape) for a in p] for p in g.aux_arrays],
+            "data_arrays": [[[s.start, s.stop, list(a.shape)] for s, a in p]
+                            for p in g.data_arrays],
+            "label_arrays": [[[s.start, s.stop, list(a.shape)] for s, a in p]
+                             for p in g.label_arrays],
+            "shared_data_arrays": [sorted(d) for d in g.shared_data_arrays],
+            "output_shapes": [[n, list(s)] for n, s in g.get_output_shapes()]}
+
+
+def main():
+    rng = np.random.RandomState(3)
+    mod = mx.mod.Module(net(), context=[mx.cpu(0)], fixed_param_names=["fc1_bias"])
+    mod.bind([("data", (6, 4))], [("softmax_label", (6,))])
+    mod.init_params(mx.init.Xavier())
+    params = {k: rng.uniform(-1, 1, v.shape).astype("float32")
+              for k, v in mod.get_params()[0].items()}
+    mod.set_params({k: mx.nd.array(v) for k, v in params.items()}, mod.get_params()[1])
+    x = rng.uniform(-1, 1, (6, 4)).astype("float32")
+    mod.forward(mx.io.DataBatch([mx.nd.array(x)], [mx.nd.zeros((6,))]), is_train=False)
+    meta = {"module": describe(mod._exec_group)}
+    arrays = {"x": x, "out": mod.get_outputs()[0].asnumpy()}
+    arrays.update({"param/" + k: v for k, v in params.items()})
+    sym = net()
+    names = [n for n in sym.list_arguments() if n not in ("data", "softmax_label")]
+    g1 = mx.module.executor_group.DataParallelExecutorGroup(
+        sym, [mx.cpu(0)], [1], [("data", (6, 4))], [("softmax_label", (6,))], names,
+        for_training=True, inputs_need_grad=False)
+    g2 = mx.module.executor_group.DataParallelExecutorGroup(
+        sym, [mx.cpu(0)], [1], [("data", (6, 4))], [("softmax_label", (6,))], names,
+        for_training=True, inputs_need_grad=True, shared_group=g1)
+    meta["direct"] = describe(g1)
+    meta["shared"] = describe(g2)
+    g1.execs[0].arg_dict["fc1_weight"][:] = 2.5
+    meta["shared_param_value"] = float(g2.execs[0].arg_dict["fc1_weight"].asnumpy()[0, 0])
+    golden_files.write(os.path.join(OUT, "exec_group.json"), os.path.join(OUT, "exec_group.npz"),
+                       meta, arrays)
+
+
+if __name__ == "__main__":
+    main()
