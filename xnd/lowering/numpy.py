@@ -209,25 +209,28 @@ _UNARY_KEEP = ("abs absolute negative positive sign sqrt cbrt square reciprocal 
                "fabs").split()
 _REDUCE_KEEP = "sum prod max min amax amin cumsum nansum nanprod nanmax nanmin ptp".split()
 _STAT_KEEP = "std var".split()
-_PLAIN = ("argmax argmin argsort sort nonzero flatnonzero argwhere where clip round around "
-          "concatenate stack vstack hstack dstack column_stack row_stack split array_split "
-          "hsplit vsplit dsplit reshape ravel transpose swapaxes moveaxis rollaxis expand_dims "
-          "squeeze broadcast_to broadcast_arrays tile repeat flip fliplr flipud roll rot90 "
-          "diag diagflat diagonal tril triu trace dot vdot inner outer matmul tensordot einsum "
-          "kron cross take take_along_axis pad unique searchsorted bincount histogram "
-          "isnan isinf isfinite isposinf isneginf signbit logical_not invert bitwise_not "
-          "all any allclose isclose array_equal array_equiv count_nonzero median "
-          "quantile percentile nanmedian nanquantile nanpercentile average cov corrcoef "
-          "interp diff ediff1d cumprod nancumsum nancumprod nanargmax nanargmin linspace "
-          "logspace eye identity tri full full_like zeros_like ones_like empty_like meshgrid "
-          "indices tril_indices triu_indices diag_indices_from tril_indices_from "
-          "triu_indices_from atleast_1d atleast_2d atleast_3d append insert delete "
-          "intersect1d union1d setdiff1d setxor1d in1d isin nan_to_num copy real "
-          "modf frexp divmod spacing i0 sinc trapz polyval polyadd polysub polymul "
-          "vander blackman hamming hanning bartlett kaiser select choose compress extract "
-          "unravel_index ravel_multi_index lexsort partition argpartition digitize "
-          "resize trim_zeros ix_ convolve correlate packbits unpackbits unwrap "
-          "apply_along_axis fill_diagonal").split()
+_PLAIN = ("argmax argmin argsort sort where clip round around concatenate stack vstack hstack "
+          "dstack column_stack row_stack split array_split hsplit vsplit dsplit reshape ravel "
+          "transpose swapaxes moveaxis rollaxis expand_dims squeeze broadcast_to "
+          "broadcast_arrays tile repeat flip fliplr flipud roll rot90 diag diagflat diagonal "
+          "tril triu trace dot vdot inner outer matmul tensordot einsum kron cross take "
+          "take_along_axis pad searchsorted isnan isinf isfinite isposinf isneginf signbit "
+          "logical_not invert bitwise_not all any allclose isclose array_equal array_equiv "
+          "count_nonzero median quantile percentile nanmedian nanquantile nanpercentile "
+          "average cov corrcoef interp diff ediff1d cumprod nancumsum nancumprod nanargmax "
+          "nanargmin linspace logspace eye identity tri full full_like zeros_like ones_like "
+          "empty_like meshgrid indices tril_indices triu_indices diag_indices_from "
+          "tril_indices_from triu_indices_from atleast_1d atleast_2d atleast_3d append insert "
+          "delete isin nan_to_num copy real modf frexp divmod spacing i0 sinc trapz polyval "
+          "polyadd polysub polymul vander blackman hamming hanning bartlett kaiser select "
+          "choose unravel_index ravel_multi_index lexsort partition argpartition digitize "
+          "resize ix_ convolve correlate packbits unpackbits unwrap apply_along_axis "
+          "fill_diagonal").split()
+
+# data-dependent result shapes, computed on the host by numpy (mx.np's host functions)
+HOST_FUNCS = ("nonzero flatnonzero argwhere unique bincount histogram intersect1d union1d "
+              "setdiff1d setxor1d in1d extract compress trim_zeros").split()
+HOST_FUNCS = [n for n in HOST_FUNCS if hasattr(onp, n)]  # numpy 2 dropped in1d
 
 NP_FUNCS = {}
 for _n in _BINARY:
@@ -235,6 +238,7 @@ for _n in _BINARY:
 for _n in _UNARY_KEEP:
     NP_FUNCS[_n] = (getattr(jnp, _n), "keep")
 NP_FUNCS["fix"] = (jnp.trunc, "keep")
+NP_FUNCS["negative"] = (lambda a: -(a.astype(_I64) if a.dtype == _BOOL else a), "keep")
 for _n in _REDUCE_KEEP + _STAT_KEEP:
     NP_FUNCS[_n] = (getattr(jnp, _n), "keep_int")
 for _n in _PLAIN:

@@ -33,6 +33,8 @@ _NAMES = [n for n in _lnp.NP_FUNCS if n.isidentifier() and "_" not in n[:1]
                                                         "float_cast", "arange", "zeros", "ones")]
 for _n in _NAMES:
     globals()[_n] = _func(_n)
+for _n in _lnp.HOST_FUNCS:
+    globals()[_n] = multiarray.host_func(_n)
 
 
 def _dtype_or(dtype, default="float32"):

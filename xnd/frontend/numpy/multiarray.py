@@ -105,6 +105,37 @@ def func(name, doc=None):
     return fn
 
 
+def host_func(name):
+    """An ``mx.np`` function whose result shape depends on the values (``unique``,
+    ``nonzero`` ...): numpy computes it on the host; MXNet's float32 default applies."""
+    f = getattr(onp, name)
+
+    def fn(*args, **kwargs):
+        ins = []
+
+        def conv(v):
+            if isinstance(v, NDArray):
+                if not isinstance(v, ndarray):
+                    raise _mixed(v)
+                ins.append(v)
+                return v.asnumpy()
+            return v
+        res = f(*[conv(a) for a in args], **{k: conv(v) for k, v in kwargs.items()})
+        ctx = ins[0].context if ins else current_context()
+        f64 = any(a.dtype == onp.float64 for a in ins)
+
+        def back(r):
+            r = onp.asarray(r)
+            if r.dtype == onp.float64 and not f64:
+                r = r.astype(onp.float32)
+            return array(r, ctx=ctx)
+        return tuple(back(r) for r in res) if isinstance(res, tuple) else back(res)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"numpy.{name} on MXNet numpy ndarrays (computed on the host: its result " \
+                 f"shape depends on the values)."
+    return fn
+
+
 # ---- printing --------------------------------------------------------------------------
 def _repr(a):
     """numpy's repr, with MXNet's reading of the dtype: float32 and bool are implicit,
@@ -305,7 +336,7 @@ class ndarray(NDArray):
         if len(key) == 1 and isinstance(key[0], numbers.Integral) and self.ndim == 0:
             raise IndexError("too many indices for array: array is 0-dimensional")
         plan = _core._index_plan(self.shape, key, self._ctx)
-        frozen, arrays = plan[-2], plan[-1]
+        frozen, arrays = plan[-2], _face(plan[-1])  # (lists in the key became index arrays)
         return call(_OP["getitem"], (self, *arrays), {"index": frozen})
 
     def __setitem__(self, key, value):
@@ -376,11 +407,17 @@ for _dunder, _name in (("eq", "equal"), ("ne", "not_equal"), ("gt", "greater"),
     setattr(ndarray, f"__{_dunder}__", _binop(_name))
 for _dunder, _name in (("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor")):
     setattr(ndarray, f"__r{_dunder}__", _binop(_name, True))
-ndarray.__floordiv__ = ndarray.__rfloordiv__ = None  # MXNet 1.9.1 has no // on ndarray
-del ndarray.__floordiv__, ndarray.__rfloordiv__
+
+
+def _no_floordiv(self, other):
+    return NotImplemented  # MXNet 1.9.1's ndarray has no //: Python raises its TypeError
+
+
+ndarray.__floordiv__ = ndarray.__rfloordiv__ = ndarray.__ifloordiv__ = _no_floordiv
 
 _OP = {n: registry.get("_npi_" + n) for n in ("astype", "reshape", "transpose", "getitem")}
 _F = {n: func(n) for n in _lnp.NP_FUNCS}
+_F.update({n: host_func(n) for n in _lnp.HOST_FUNCS})
 
 # methods of mx.np.ndarray that are the functions of the same name with self first
 _METHODS = ("sum prod max min mean std var argmax argmin argsort sort cumsum clip round "

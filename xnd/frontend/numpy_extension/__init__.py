@@ -39,6 +39,7 @@ _NN = {
     "rnn": ("RNN", {}, {}),
     "one_hot": ("one_hot", {"data": "indices"}, {}),
     "pick": ("pick", {}, {}),
+    "topk": ("topk", {}, {}),
     "batch_dot": ("batch_dot", {"a": "lhs", "b": "rhs"}, {}),
     "sequence_mask": ("SequenceMask", {}, {}),
     "gamma": ("gamma", {}, {}),
@@ -74,14 +75,6 @@ def _nn(name, opname, rename, fixed):
 
 for _n, (_op, _rn, _fx) in _NN.items():
     globals()[_n] = _nn(_n, _op, _rn, _fx)
-
-
-def topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="int64"):
-    """npx.topk: indices are int64 by default (the legacy topk's are float32)."""
-    return _NN_topk(data, axis=axis, k=k, ret_typ=ret_typ, is_ascend=is_ascend, dtype=dtype)
-
-
-_NN_topk = _nn("topk", "topk", {}, {})
 
 
 def masked_softmax(data, mask, axis=-1, temperature=1.0, normalize=True):
@@ -123,9 +116,12 @@ def save(file, arr):
 
 
 def load(file):
-    """Load a .params file (MXNet's format) or a numpy .npz/.npy file as mx.np.ndarrays."""
-    if str(file).endswith((".npz", ".npy")):
-        data = _onp.load(file)
+    """Load a file of MXNet's .params format (what npx.save writes) or, as an extension, a
+    numpy .npz/.npy file, as mx.np.ndarrays."""
+    with open(file, "rb") as f:
+        magic = f.read(6)
+    if magic[:2] == b"PK" or magic == b"\x93NUMPY":  # numpy's .npz / .npy
+        data = _onp.load(file, allow_pickle=False)
         if isinstance(data, _onp.ndarray):
             return _ma.array(data)
         return {k: _ma.array(data[k]) for k in data.files}

@@ -1,0 +1,103 @@
+"""mx.np / mx.npx against MXNet 1.9.1 goldens (tests/make_np_goldens.py, cases in np_cases.py):
+numpy-mode dtype rules, 0-d results, printing, indexing, autograd, every npx operator, errors;
+plus hand-computed checks of what MXNet 1.9.1 lacks (npx.masked_softmax) and of Gluon in
+numpy mode."""
+import json
+import os
+
+import numpy as onp
+import pytest
+
+import xnd.compat
+
+mx = xnd.compat.alias_mxnet()
+import np_cases  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOLD = json.load(open(os.path.join(HERE, "goldens", "np", "np.json")))
+ARRAYS = dict(onp.load(os.path.join(HERE, "goldens", "np", "np.npz")))
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = np_cases.environment(mx)
+    yield e
+    mx.npx.reset_np()
+
+
+def _compare(got, want, key, arrays):
+    assert got["kind"] == want["kind"], (key, got, want)
+    kind = want["kind"]
+    if kind == "error":
+        assert got["type"] == want["type"], (key, got, want)
+    elif kind in ("np", "nd", "onp"):
+        assert got["dtype"] == want["dtype"] and got["shape"] == want["shape"], (key, got, want)
+        g, w = arrays[key], ARRAYS[key]
+        if w.dtype.kind == "f":
+            onp.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, err_msg=key)
+        else:
+            onp.testing.assert_array_equal(g, w, err_msg=key)
+    elif kind in ("list", "tuple"):
+        assert len(got["items"]) == len(want["items"]), key
+        for i, (g, w) in enumerate(zip(got["items"], want["items"])):
+            _compare(g, w, f"{key}.{i}", arrays)
+    elif kind == "py":
+        assert got["type"] == want["type"], (key, got, want)
+        if want["type"] == "float":
+            assert got["value"] == pytest.approx(want["value"], rel=1e-6), key
+        else:
+            assert got["value"] == want["value"], (key, got, want)
+    else:
+        assert got["repr"] == want["repr"], (key, got, want)
+
+
+@pytest.mark.parametrize("name", sorted(np_cases.CASES))
+def test_case(env, name):
+    arrays = {}
+    got = np_cases.outcome(name, env, arrays)
+    _compare(got, GOLD[name], name, arrays)
+
+
+def test_masked_softmax_hand_computed(env):
+    np, npx = mx.np, mx.npx
+    x = np.array([[1.0, 2.0, 3.0]])
+    out = npx.masked_softmax(x, np.array([[True, False, True]]))
+    e1, e3 = onp.exp(1.0), onp.exp(3.0)
+    onp.testing.assert_allclose(out.asnumpy(), [[e1 / (e1 + e3), 0.0, e3 / (e1 + e3)]], rtol=1e-6)
+
+
+def test_unknown_function_names_itself():
+    with pytest.raises(AttributeError, match="frobnicate"):
+        mx.np.frobnicate
+
+
+def test_gluon_numpy_mode(env):
+    np = mx.np
+    from mxnet import autograd, gluon
+    from mxnet.gluon import nn
+    net = nn.HybridSequential()
+    net.add(nn.Dense(3, activation="relu"), nn.Dense(2))
+    net.initialize(mx.init.One())
+    x = np.arange(8.0).reshape(2, 4) / 8
+    eager = net(x)
+    assert type(net[0].weight.data()) is np.ndarray
+    assert type(eager) is np.ndarray
+    net.hybridize()
+    hyb = net(x)
+    assert type(hyb) is np.ndarray
+    onp.testing.assert_allclose(hyb.asnumpy(), eager.asnumpy(), rtol=1e-6)
+    # hand-computed: ones weights, zero bias: relu(sum(x_row)) * 3 per output
+    rows = x.asnumpy().sum(1) * 3
+    onp.testing.assert_allclose(eager.asnumpy(), onp.stack([rows, rows], 1), rtol=1e-6)
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    loss = gluon.loss.L2Loss()
+    with autograd.record():
+        lv = loss(net(x), np.zeros((2, 2)))
+    lv.backward()
+    assert type(net[1].weight.grad()) is np.ndarray
+    trainer.step(2)
+    # L2Loss = mean_j out_j^2 / 2 per row, so d/d out_j = out_j / 2; every hidden unit is the
+    # row sum r and out_j = 3 r: d/d w2[j, k] = sum_rows (3 r / 2) r, over the batch of 2
+    r = x.asnumpy().sum(1)
+    g = (1.5 * r * r).sum() / 2
+    onp.testing.assert_allclose(net[1].weight.data().asnumpy(), 1 - 0.1 * g, rtol=1e-5)
