@@ -133,6 +133,8 @@ class Op:
                 raise MXNetError(f"Operator {self.name}: required parameter {n!r} is missing")
             else:
                 attrs[n] = p.default
+        if not self.inputs and attrs.get("shape") is not None:  # a creation op: checked first
+            check_size(self.name, attrs["shape"], attrs.get("dtype") or "float32", "requested")
         return attrs
 
     def n_outputs(self, attrs):
@@ -174,11 +176,7 @@ class Op:
         fn, dyn, n_dyn, name = self.fn, self.dynamic, len(self.dynamic), self.name
         check_shapes = name not in _ANY_SHAPE
 
-        made = static.get("shape") if not self.inputs else None  # a creation op's shape
-
         def kern(*args):
-            if made is not None:
-                check_size(name, made, static.get("dtype") or "float32", "requested")
             inputs = args[:len(args) - n_dyn]
             if check_shapes:
                 for a in inputs:
