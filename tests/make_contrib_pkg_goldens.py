@@ -89,6 +89,26 @@ SCALER_STEPS = ["ok", "inf", "ok", "nan", "inf", "ok", "ok", "ok", "ok", "ok"]
 SCALER_INIT, SCALER_WINDOW = 2.0 ** 16, 3
 
 
+def amp_net(mx):
+    """A symbol touching each AMP list: low precision, either, float32 and widest ops."""
+    d = mx.sym.Variable("data")
+    c = mx.sym.Convolution(d, num_filter=4, kernel=(3, 3), name="conv")
+    b = mx.sym.BatchNorm(c, name="bn")
+    r = mx.sym.Activation(b, act_type="relu", name="relu")
+    f = mx.sym.FullyConnected(r, num_hidden=3, name="fc")
+    s = mx.sym.softmax(f, name="sm")
+    e = mx.sym.exp(s, name="ex")
+    a = mx.sym.elemwise_add(e, f, name="add")
+    return mx.sym.SoftmaxOutput(a, name="out")
+
+
+def graph_nodes(sym):
+    """(op, name, attrs, input node indices) of each operator node of a symbol's JSON."""
+    import json
+    return [[n["op"], n["name"], n.get("attrs", {}), [x[0] for x in n["inputs"]]]
+            for n in json.loads(sym.tojson(remove_amp_cast=False))["nodes"] if n["op"] != "null"]
+
+
 def main():
     import mxnet as mx
     meta, arrays = {}, {}
@@ -148,6 +168,12 @@ def main():
                             for x in getattr(symbol_bf16, k)] for k in BF16_LISTS}
     meta["amp_fp16"]["CONDITIONAL_FP32_FUNCS"] = [
         [a, b, list(c)] for a, b, c in symbol_fp16.CONDITIONAL_FP32_FUNCS]
+
+    from mxnet.contrib import amp
+    for dt in ("float16", "bfloat16"):
+        meta["amp_convert_" + dt] = graph_nodes(amp.convert_symbol(amp_net(mx), target_dtype=dt))
+    meta["amp_convert_excluded"] = graph_nodes(amp.convert_symbol(
+        amp_net(mx), target_dtype="bfloat16", excluded_sym_names=["fc"]))
 
     # the dynamic loss scaler: scale before each step, and whether the step was skipped
     from mxnet.contrib.amp.loss_scaler import LossScaler

@@ -228,3 +228,170 @@ def test_unavailable_entry_points(path):
         obj = getattr(obj, part)
     with pytest.raises(MXNetError, match=r"mxnet\.%s: .*JAX/XLA" % path.replace(".", r"\.")):
         obj("x")
+
+
+# ---- AMP -----------------------------------------------------------------------------------
+amp = mx.contrib.amp
+
+
+@pytest.fixture
+def amp_on():
+    amp.init("bfloat16")
+    yield amp
+    amp._reset()
+
+
+def test_amp_lists():
+    for dt, key, names in (("float16", "amp_fp16", cases.AMP_LISTS),
+                           ("bfloat16", "amp_bf16", cases.BF16_LISTS)):
+        m = amp.lists.symbol_fp16 if dt == "float16" else amp.lists.symbol_bf16
+        for name in names:
+            got = [list(x) if isinstance(x, tuple) else x for x in getattr(m, name)]
+            assert got == G[key][name], (dt, name)
+    assert amp.list_lp16_ops("bfloat16") == G["amp_bf16"]["BF16_FUNCS"]
+    assert amp.list_fp32_ops("float16") == G["amp_fp16"]["FP32_FUNCS"]
+    assert amp.list_widest_type_cast("float16") == G["amp_fp16"]["WIDEST_TYPE_CASTS"]
+    assert amp.list_lp16_use_fp32_params("float16") is None
+
+
+@pytest.mark.parametrize("key,kw", [("amp_convert_float16", dict(target_dtype="float16")),
+                                    ("amp_convert_bfloat16", dict(target_dtype="bfloat16")),
+                                    ("amp_convert_excluded", dict(target_dtype="bfloat16",
+                                                                  excluded_sym_names=["fc"]))])
+def test_amp_convert_symbol_matches_mxnet(key, kw):
+    converted = amp.convert_symbol(cases.amp_net(mx), **kw)
+    got = cases.graph_nodes(converted)
+    assert [[op, name, dict(sorted(a.items())), ins] for op, name, a, ins in got] == \
+        [[op, name, dict(sorted(a.items())), ins] for op, name, a, ins in G[key]]
+    exe = converted.simple_bind(mx.cpu(), data=(2, 3, 5, 5))
+    assert exe.forward()[0].dtype == np.float32
+    with pytest.raises(AssertionError, match="Ops cannot be in two or more lists"):
+        amp.convert_symbol(cases.amp_net(mx), target_dtype_ops=["FullyConnected"],
+                           fp32_ops=["FullyConnected"])
+    with pytest.raises(AssertionError, match="Only target_dtype float16 and bfloat16"):
+        amp.convert_symbol(cases.amp_net(mx), target_dtype="int8")
+
+
+def test_amp_convert_model_and_hybrid_block():
+    sym = cases.amp_net(mx)
+    arg_shapes, _, aux_shapes = sym.infer_shape(data=(2, 3, 5, 5))
+    args = {n: mx.nd.ones(s) * 0.1 for n, s in zip(sym.list_arguments(), arg_shapes)
+            if n not in ("data", "out_label")}
+    aux = {n: mx.nd.ones(s) for n, s in zip(sym.list_auxiliary_states(), aux_shapes)}
+    s2, a2, x2 = amp.convert_model(sym, dict(args), dict(aux), target_dtype="bfloat16",
+                                   cast_optional_params=True)
+    assert a2["fc_weight"].dtype == amp.bfloat16 and a2["bn_gamma"].dtype == np.float32
+    assert "fc_weight_amp_cast_bfloat16" not in [n[1] for n in cases.graph_nodes(s2)]
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(4, activation="relu"), mx.gluon.nn.Dense(2))
+    net.initialize(mx.init.Xavier())
+    with pytest.raises(RuntimeError, match="first call block.hybridize"):
+        amp.convert_hybrid_block(net, target_dtype="bfloat16", ctx=mx.cpu())
+    net.hybridize()
+    x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (3, 5)))
+    ref = net(x)
+    low = amp.convert_hybrid_block(net, target_dtype="bfloat16", ctx=mx.cpu())
+    out = low(x)
+    assert out.dtype == amp.bfloat16
+    np.testing.assert_allclose(out.astype("float32").asnumpy(), ref.asnumpy(), rtol=0.05,
+                               atol=0.02)
+
+
+def test_amp_loss_scaler_sequence_matches_mxnet():
+    scaler = amp.LossScaler()
+    scaler._scale_seq_len = cases.SCALER_WINDOW
+    p = mx.gluon.Parameter("w", shape=(2,))
+    p.initialize()
+    scales, overflow = [], []
+    for step in cases.SCALER_STEPS:
+        g = {"ok": [1.0, 2.0], "inf": [np.inf, 1.0], "nan": [np.nan, 1.0]}[step]
+        p.grad()[:] = mx.nd.array(g)
+        overflow.append(scaler.has_overflow([p]))
+        scales.append(scaler.loss_scale)
+    assert overflow == G["scaler_overflow"]
+    assert scales == G["scaler_scales"]
+
+
+def test_amp_trainer_skips_overflowing_step(amp_on):
+    net = mx.gluon.nn.Dense(1, in_units=2)
+    net.initialize(mx.init.One())
+    tr = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5})
+    with pytest.raises(TypeError, match="only compatible with Gluon Trainer"):
+        amp.init_trainer(mx.optimizer.SGD())
+    amp.init_trainer(tr)
+    x = mx.nd.array([[1.0, 2.0]])
+    for overflow in (True, False):
+        with mx.autograd.record():
+            loss = net(x).sum() * (np.inf if overflow else 1.0)
+            with amp.scale_loss(loss, tr) as scaled:
+                assert scaled.asnumpy()[0] == loss.asnumpy()[0] * tr._amp_loss_scaler.loss_scale
+                mx.autograd.backward(scaled)
+        before = net.weight.data().asnumpy().copy()
+        tr.step(1)
+        after = net.weight.data().asnumpy()
+        if overflow:
+            np.testing.assert_array_equal(after, before)       # the step was skipped
+        else:
+            # the overflow halved the scale; the step divides it back out exactly
+            assert tr._amp_loss_scaler.loss_scale == 2.0 ** 15
+            np.testing.assert_allclose(after, before - 0.5 * np.array([[1.0, 2.0]]), rtol=1e-6)
+    with amp.scale_loss([loss, loss], tr) as pair:
+        assert len(pair) == 2
+    amp.unscale(tr)
+    assert tr._scale == 1.0
+
+
+class _Res(mx.gluon.nn.HybridBlock):
+    def __init__(self, c, **kw):
+        super().__init__(**kw)
+        nn = mx.gluon.nn
+        self.c1, self.b1 = nn.Conv2D(c, 3, padding=1, use_bias=False), nn.BatchNorm()
+        self.c2, self.b2 = nn.Conv2D(c, 3, padding=1, use_bias=False), nn.BatchNorm()
+
+    def hybrid_forward(self, F, x):
+        y = F.Activation(self.b1(self.c1(x)), act_type="relu")
+        return F.Activation(x + self.b2(self.c2(y)), act_type="relu")
+
+
+def _train_resnet(use_amp, steps=10):
+    nn = mx.gluon.nn
+    mx.random.seed(0)
+    rng = np.random.RandomState(0)
+    x = mx.nd.array(rng.uniform(-1, 1, (16, 3, 8, 8)))
+    y = mx.nd.array(rng.randint(0, 5, (16,)))
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(8, 3, padding=1), nn.BatchNorm(), nn.Activation("relu"), _Res(8), _Res(8),
+            nn.GlobalAvgPool2D(), nn.Dense(5))
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    tr = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+    if use_amp:
+        amp.init_trainer(tr)
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    losses = []
+    for _ in range(steps):
+        with mx.autograd.record():
+            out = net(x)
+            loss = loss_fn(out, y)
+            if use_amp:
+                with amp.scale_loss(loss, tr) as scaled:
+                    mx.autograd.backward(scaled)
+            else:
+                loss.backward()
+        tr.step(16)
+        losses.append(float(loss.mean().asscalar()))
+    return losses, out.dtype, net
+
+
+def test_amp_bfloat16_resnet_follows_float32():
+    ref, ref_dtype, _ = _train_resnet(False)
+    amp.init("bfloat16")
+    try:
+        low, low_dtype, net = _train_resnet(True)
+    finally:
+        amp._reset()
+    assert ref_dtype == np.float32 and low_dtype == amp.bfloat16   # the Dense ran in bfloat16
+    assert all(np.dtype(p.data().dtype) == np.float32   # float32 master weights
+               for p in net.collect_params().values())
+    assert ref[-1] < 0.6 * ref[0]                                   # it does learn
+    np.testing.assert_allclose(low, ref, rtol=0.06)

@@ -16,6 +16,9 @@ DTYPES = {
 }
 _ALIASES = {"float": np.float64, "double": np.float64, "half": np.float16,
             "int": np.int64, "bool_": np.bool_}
+# bfloat16 (MXNet's type flag 12, past the table above): AMP's low precision type on CPU
+BFLOAT16 = __import__("ml_dtypes").bfloat16  # what jax uses (a jax dependency)
+_ALIASES["bfloat16"] = BFLOAT16
 
 
 def np_dtype(dtype, op="array"):
@@ -43,7 +46,7 @@ def np_dtype(dtype, op="array"):
     return t
 
 
-_SUPPORTED = set(DTYPES.values())
+_SUPPORTED = set(DTYPES.values()) | {BFLOAT16}
 
 
 def same_dtype(op, *arrays):

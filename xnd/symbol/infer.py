@@ -13,6 +13,7 @@ import numpy as np
 
 from ..base import MXNetError
 from ..lowering.attrs import Shape
+from ..semantics import is_np_shape
 from ..lowering.elemwise import same_shapes
 from .symbol import aux_nodes, topo
 
@@ -58,6 +59,25 @@ def eval_node(node, in_structs, is_train=False):
     return list(res) if isinstance(res, (tuple, list)) else [res]
 
 
+_SAME_SHAPE = frozenset({"amp_cast", "Cast"})  # one input, output of its shape
+
+
+def behind_casts(src):
+    """The node under a chain of casts (AMP puts amp_cast between a weight and its op, and
+    the weight has the shape the op asks for) and the chain, outermost first."""
+    chain = []
+    while src.op is not None and src.op.name in _SAME_SHAPE and len(src.inputs) == 1:
+        chain.append(src)
+        src = src.inputs[0][0]
+    return src, chain
+
+
+def eval_chain(chain, out, is_train=False):
+    """Evaluate the casts of `behind_casts` once the node under them is known."""
+    for c in reversed(chain):
+        out[(id(c), 0)] = eval_node(c, [out[(id(c.inputs[0][0]), 0)]], is_train)[0]
+
+
 def propagate(sym, shapes, dtypes, is_train=False):
     """Known variable shapes/dtypes -> {(id(node), i): ShapeDtypeStruct} for everything inferable."""
     nodes = topo(sym._outputs)
@@ -84,10 +104,13 @@ def propagate(sym, shapes, dtypes, is_train=False):
                 filled = n.op.param_shapes(n.params(), given)
                 known = next((s for s in ins if s is not None), None)
                 for k, (src, i) in enumerate(n.inputs):
-                    if ins[k] is None and filled[k] is not None and src.op is None:
-                        dt = dtypes.get(src.name) or _declared_dtype(src) or (
+                    var, chain = behind_casts(src)
+                    if ins[k] is None and filled[k] is not None and var.op is None:
+                        dt = dtypes.get(var.name) or _declared_dtype(var) or (
                             known.dtype if known is not None else np.float32)
-                        define(src, filled[k], dt)
+                        define(var, filled[k], dt)
+                        if (id(var), 0) in out:
+                            eval_chain(chain, out, is_train)
                         ins[k] = out.get((id(src), 0))
             if all(s is not None for s in ins) and (id(n), 0) not in out:
                 for i, s in enumerate(eval_node(n, ins, is_train)):
@@ -137,11 +160,16 @@ def _named(sym, args, kwargs):
 
 
 def infer_shape(sym, args, kwargs, partial):
+    """MXNet's infer_shape(_partial). Unknown dimensions are 0 and unknown shapes () in
+    the legacy shape semantics; under ``mx.np_shape()`` they are -1 and None, as in MXNet
+    (xnd then reads a -1 of the given shapes as unknown; a 0 stays unknown too, so numpy
+    mode's zero-size dimensions are not inferred through a graph here)."""
+    np_mode = is_np_shape()
     known = {}
     for k, v in _named(sym, args, kwargs).items():
         if not isinstance(v, (tuple, list)):
             raise TypeError(f"Arguments need to be shapes (tuple), got {k}={v!r}")
-        known[k] = tuple(int(d) for d in v)
+        known[k] = tuple(0 if np_mode and int(d) == -1 else int(d) for d in v)
     nodes, out = propagate(sym, known, {})
     partial_shapes = propagate.partial
     aux = aux_nodes(nodes)
@@ -157,7 +185,11 @@ def infer_shape(sym, args, kwargs, partial):
     aux_shapes = [shape((id(n), 0)) for n in aux_list]
     out_shapes = [shape((id(n), i)) for n, i in sym._outputs]
     if partial:
-        fix = lambda xs: [() if x is None else x for x in xs]  # noqa: E731
+        if np_mode:
+            fix = lambda xs: [None if x is None else tuple(-1 if d == 0 else d for d in x)  # noqa: E731
+                              for x in xs]
+        else:
+            fix = lambda xs: [() if x is None else x for x in xs]  # noqa: E731
         return fix(arg_shapes), fix(out_shapes), fix(aux_shapes)
     missing = [n.name for n, s in zip(arg_nodes + aux_list, arg_shapes + aux_shapes) if s is None]
     if missing or any(s is None for s in out_shapes):

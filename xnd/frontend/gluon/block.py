@@ -453,7 +453,7 @@ def _param_shapes(node, shapes):
 def _infer_graph(sym, known, dtypes, params):
     """{variable name: ShapeDtypeStruct} for every variable whose shape can be inferred from
     the input shapes ``known`` (name -> shape), parameters' known shapes and op rules."""
-    from ...symbol.infer import eval_node
+    from ...symbol.infer import behind_casts, eval_chain, eval_node
     from ...symbol.symbol import topo
     nodes = topo(sym._outputs)
     out = {}
@@ -480,11 +480,13 @@ def _infer_graph(sym, known, dtypes, params):
         if any(s is None for s in ins) and ins and ins[0] is not None:
             filled = _param_shapes(n, [None if s is None else tuple(s.shape) for s in ins])
             for k, (src, i) in enumerate(n.inputs):
-                if ins[k] is None and filled[k] is not None and src.op is None:
-                    p = params.get(src.name)
+                var, chain = behind_casts(src)  # AMP's casts between weights and ops
+                if ins[k] is None and filled[k] is not None and var.op is None:
+                    p = params.get(var.name)
                     dt = p.dtype if p is not None else ins[0].dtype
-                    ins[k] = out[(id(src), 0)] = jax.ShapeDtypeStruct(tuple(filled[k]),
-                                                                      np.dtype(dt))
+                    out[(id(var), 0)] = jax.ShapeDtypeStruct(tuple(filled[k]), np.dtype(dt))
+                    eval_chain(chain, out)
+                    ins[k] = out[(id(src), 0)]
         if all(s is not None for s in ins):
             for i, s in enumerate(eval_node(n, ins)):
                 out[(id(n), i)] = s

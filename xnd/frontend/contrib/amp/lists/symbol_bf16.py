@@ -141,3 +141,8 @@ CONDITIONAL_FP32_FUNCS = [
 LOSS_OUTPUT_FUNCTIONS = [
     'SoftmaxOutput', 'LinearRegressionOutput', 'LogisticRegressionOutput', 'MAERegressionOutput',
 ]
+# the inputs of these ops that stay float32 when the op runs in bfloat16 ('' = data)
+BF16_USE_FP32_PARAMS = {
+    'BatchNormWithReLU': ['', 'gamma', 'beta', 'moving_mean', 'moving_var'],
+    'BatchNorm': ['', 'gamma', 'beta', 'moving_mean', 'moving_var'],
+}
