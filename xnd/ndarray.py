@@ -511,7 +511,7 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
     key = tuple([attrs[n] for n in static]) if static else ()
     dyn = [attrs[n] for n in dynamic] if dynamic else ()
     try:
-        if out is not None and not STATE.recording and _exclusive(out):
+        if out is not None and not STATE.recording and type(out) is not list and _exclusive(out):
             _flush_pending(out._data)
             donate = _donation(out, inputs)
             if donate is None:
@@ -545,8 +545,13 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
     if STATE.recording and STATE.record is not None:
         STATE.record(op, attrs, inputs, outs)
     if op.mutates:  # optimizer update ops write their states back into their inputs
-        for name, new in zip(op.mutates, outs[1:]):
-            inputs[op.inputs.index(name)]._write(new._data)
+        if callable(op.mutates):
+            pos = op.mutates(attrs)
+            for p, new in zip(pos, outs[len(outs) - len(pos):]):
+                inputs[p]._write(new._data)
+        else:
+            for name, new in zip(op.mutates, outs[1:]):
+                inputs[op.inputs.index(name)]._write(new._data)
     nvis = op.num_visible
     if nvis is not None:
         outs = outs[:nvis(attrs) if callable(nvis) else nvis]

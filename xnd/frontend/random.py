@@ -74,28 +74,28 @@ def randint(low, high, shape=None, dtype=None, ctx=None, out=None, **kwargs):
 
 
 def exponential(scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
-    return _sample("_random_exponential", "_random_exponential", (1.0 / scale,), ("lam",), shape,
+    return _sample("_random_exponential", "_sample_exponential", (1.0 / scale,), ("lam",), shape,
                    dtype, ctx, out, kwargs)
 
 
 def gamma(alpha=1, beta=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
-    return _sample("_random_gamma", "_random_gamma", (alpha, beta), ("alpha", "beta"), shape, dtype,
+    return _sample("_random_gamma", "_sample_gamma", (alpha, beta), ("alpha", "beta"), shape, dtype,
                    ctx, out, kwargs)
 
 
 def poisson(lam=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
-    return _sample("_random_poisson", "_random_poisson", (lam,), ("lam",), shape, dtype, ctx, out,
+    return _sample("_random_poisson", "_sample_poisson", (lam,), ("lam",), shape, dtype, ctx, out,
                    kwargs)
 
 
 def negative_binomial(k=1, p=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
-    return _sample("_random_negative_binomial", "_random_negative_binomial", (k, p), ("k", "p"),
+    return _sample("_random_negative_binomial", "_sample_negative_binomial", (k, p), ("k", "p"),
                    shape, dtype, ctx, out, kwargs)
 
 
 def generalized_negative_binomial(mu=1, alpha=1, shape=None, dtype=None, ctx=None, out=None,
                                  **kwargs):
-    return _sample("_random_generalized_negative_binomial", "_random_generalized_negative_binomial",
+    return _sample("_random_generalized_negative_binomial", "_sample_generalized_negative_binomial",
                    (mu, alpha), ("mu", "alpha"), shape, dtype, ctx, out, kwargs)
 
 
@@ -107,3 +107,15 @@ def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwa
 
 def shuffle(data, **kwargs):
     return invoke(registry.get("_shuffle"), [data], {})
+
+
+def _install_like():
+    """uniform_like, normal_like, ...: the _random_*_like registry ops (data's shape and dtype)."""
+    from ..ndarray import op_function
+    mod = globals()
+    for name, op in registry.all_ops().items():
+        if name.startswith("_random_") and name.endswith("_like"):
+            mod[name[len("_random_"):]] = op_function(op, name[len("_random_"):])
+
+
+_install_like()

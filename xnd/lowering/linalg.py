@@ -129,3 +129,66 @@ def khatri_rao(*args, num_args: Int = None):
     for a in args[1:]:
         out = (out[:, None, :] * a[None, :, :]).reshape(-1, a.shape[1])
     return out
+
+
+def _one(r):
+    return r.reshape((1,)) if r.ndim == 0 else r
+
+
+@register("_linalg_gelqf", "linalg_gelqf", num_outputs=2, output_names=("Q", "L"))
+def linalg_gelqf(A):
+    """A = L Q with Q's rows orthonormal (m <= n), LAPACK's signs (gelqf is geqrf of A^T)."""
+    _floats("linalg_gelqf", A)
+    if A.shape[-2] > A.shape[-1]:
+        raise MXNetError(f"linalg_gelqf: the matrices must not have more rows than columns, got "
+                         f"{A.shape}")
+    q, r = jnp.linalg.qr(_t(A, True))
+    return _t(q, True), _t(r, True)
+
+
+@register("_linalg_slogdet", "linalg_slogdet", num_outputs=2, output_names=("sign", "logdet"))
+def linalg_slogdet(A):
+    _floats("linalg_slogdet", A)
+    sign, logdet = jnp.linalg.slogdet(A)
+    return _one(sign.astype(A.dtype)), _one(logdet.astype(A.dtype))
+
+
+@register("_linalg_extractdiag", "linalg_extractdiag")
+def linalg_extractdiag(A, *, offset: Int = 0):
+    return jnp.diagonal(A, offset=offset, axis1=-2, axis2=-1)
+
+
+@register("_linalg_makediag", "linalg_makediag")
+def linalg_makediag(A, *, offset: Int = 0):
+    n = A.shape[-1] + abs(offset)
+    idx = jnp.arange(A.shape[-1])
+    rows, cols = (idx, idx + offset) if offset >= 0 else (idx - offset, idx)
+    out = jnp.zeros(A.shape[:-1] + (n, n), A.dtype)
+    return out.at[..., rows, cols].set(A)
+
+
+def _trian_index(n, offset, lower):
+    """(rows, cols, transposed): MXNet packs a lower triangle row by row; an upper one
+    (offset > 0, or offset 0 with lower=False) as the lower triangle of the transpose."""
+    import numpy as np
+    upper = offset > 0 or (offset == 0 and not lower)
+    r, c = np.tril_indices(n, -offset if upper else offset)
+    return r, c, upper
+
+
+@register("_linalg_extracttrian", "linalg_extracttrian")
+def linalg_extracttrian(A, *, offset: Int = 0, lower: Bool = True):
+    r, c, upper = _trian_index(A.shape[-1], offset, lower)
+    return (_t(A, True) if upper else A)[..., r, c]
+
+
+@register("_linalg_maketrian", "linalg_maketrian")
+def linalg_maketrian(A, *, offset: Int = 0, lower: Bool = True):
+    m = A.shape[-1]
+    k = int(round(((8 * m + 1) ** 0.5 - 1) / 2))
+    if k * (k + 1) // 2 != m:
+        raise MXNetError(f"linalg_maketrian: the last dimension ({m}) is not a triangular number")
+    n = k + abs(offset)
+    r, c, upper = _trian_index(n, offset, lower)
+    out = jnp.zeros(A.shape[:-1] + (n, n), A.dtype).at[..., r, c].set(A)
+    return _t(out, True) if upper else out

@@ -9,10 +9,11 @@ kernel arguments, so a training loop does not recompile. Gradients are
 """
 import jax.numpy as jnp
 
-from .attrs import Bool, Float
+from .attrs import Bool, Float, Int
 from .registry import Dynamic, register
 
 Scalar = Dynamic(Float)
+Step = Dynamic(Int)  # the update count t: a run-time argument, so steps do not recompile
 
 
 def _grad(g, rescale_grad, clip_gradient):
@@ -136,3 +137,87 @@ def mp_sgd_mom_update(weight, grad, mom, weight32, *, lr: Scalar, momentum: Scal
                                                          clip_gradient)
     w32 = weight32 + m
     return w32.astype(weight.dtype), m, w32
+
+
+@register("mp_nag_mom_update", num_outputs=3, num_visible=1, mutates=("mom", "weight32"))
+def mp_nag_mom_update(weight, grad, mom, weight32, *, lr: Scalar, momentum: Scalar = 0.0,
+                      wd: Scalar = 0.0, rescale_grad: Scalar = 1.0, clip_gradient: Float = -1.0):
+    """nag_mom_update on the float32 master copy; the weight is its cast."""
+    w32, m = nag_mom_update(weight32, grad.astype(jnp.float32), mom, lr=lr, momentum=momentum,
+                            wd=wd, rescale_grad=rescale_grad, clip_gradient=clip_gradient)
+    return w32.astype(weight.dtype), m, w32
+
+
+@register("ftml_update", num_outputs=4, num_visible=1, mutates=("d", "v", "z"))
+def ftml_update(weight, grad, d, v, z, *, lr: Scalar, beta1: Scalar = 0.6, beta2: Scalar = 0.999,
+                epsilon: Scalar = 1e-8, t: Step, wd: Scalar = 0.0, rescale_grad: Scalar = 1.0,
+                clip_grad: Float = -1.0):
+    """FTML: g = clip(rescale_grad * grad + wd * weight); v = beta2 v + (1 - beta2) g^2;
+    d_t = (1 - beta1^t) / lr (sqrt(v / (1 - beta2^t)) + epsilon);
+    z = beta1 z + (1 - beta1) g - (d_t - beta1 d) weight; weight = -z / d_t."""
+    g = rescale_grad * grad + wd * weight
+    if clip_grad >= 0:
+        g = jnp.clip(g, -clip_grad, clip_grad)
+    v = beta2 * v + (1 - beta2) * g * g
+    d_t = (1 - beta1 ** t) / lr * (jnp.sqrt(v / (1 - beta2 ** t)) + epsilon)
+    z = beta1 * z + (1 - beta1) * g - (d_t - beta1 * d) * weight
+    return (-z / d_t).astype(weight.dtype), d_t.astype(d.dtype), v, z
+
+
+def _lamb_g(weight, grad, mean, var, beta1, beta2, epsilon, t, bias_correction, wd,
+            rescale_grad, clip_gradient):
+    g = _grad(grad, rescale_grad, clip_gradient)
+    m = beta1 * mean + (1 - beta1) * g
+    v = beta2 * var + (1 - beta2) * g * g
+    if bias_correction:
+        out = (m / (1 - beta1 ** t)) / (jnp.sqrt(v / (1 - beta2 ** t)) + epsilon)
+    else:
+        out = m / (jnp.sqrt(v) + epsilon)
+    return out + wd * weight, m, v
+
+
+@register("lamb_update_phase1", num_outputs=3, num_visible=1, mutates=("mean", "var"))
+def lamb_update_phase1(weight, grad, mean, var, *, beta1: Scalar = 0.9, beta2: Scalar = 0.999,
+                       epsilon: Scalar = 1e-6, t: Step, bias_correction: Bool = True,
+                       wd: Scalar, rescale_grad: Scalar = 1.0, clip_gradient: Float = -1.0):
+    """LAMB's direction: Adam's (bias-corrected when asked) step plus wd * weight; the moments
+    update in place."""
+    g, m, v = _lamb_g(weight, grad, mean, var, beta1, beta2, epsilon, t, bias_correction, wd,
+                      rescale_grad, clip_gradient)
+    return g.astype(weight.dtype), m, v
+
+
+def _lamb_ratio(r1, r2, lower_bound, upper_bound):
+    if lower_bound >= 0:
+        r1 = jnp.maximum(r1, lower_bound)
+    if upper_bound >= 0:
+        r1 = jnp.minimum(r1, upper_bound)
+    return jnp.where((r1 == 0) | (r2 == 0), 1.0, r1 / jnp.where(r2 == 0, 1.0, r2))
+
+
+@register("lamb_update_phase2")
+def lamb_update_phase2(weight, g, r1, r2, *, lr: Scalar, lower_bound: Float = -1.0,
+                       upper_bound: Float = -1.0):
+    """weight -= lr * (r1 / r2) * g, r1 (the weight's norm) clipped to the bounds; a zero norm
+    makes the ratio 1."""
+    ratio = _lamb_ratio(r1, r2, lower_bound, upper_bound)
+    return (weight - lr * ratio * g).astype(weight.dtype)
+
+
+@register("mp_lamb_update_phase1", num_outputs=3, num_visible=1, mutates=("mean", "var"))
+def mp_lamb_update_phase1(weight, grad, mean, var, weight32, *, beta1: Scalar = 0.9,
+                          beta2: Scalar = 0.999, epsilon: Scalar = 1e-6, t: Step,
+                          bias_correction: Bool = True, wd: Scalar, rescale_grad: Scalar = 1.0,
+                          clip_gradient: Float = -1.0):
+    g, m, v = _lamb_g(weight32, grad.astype(jnp.float32), mean, var, beta1, beta2, epsilon, t,
+                      bias_correction, wd, rescale_grad, clip_gradient)
+    return g.astype(jnp.float32), m, v
+
+
+@register("mp_lamb_update_phase2")
+def mp_lamb_update_phase2(weight, g, r1, r2, weight32, *, lr: Scalar, lower_bound: Float = -1.0,
+                          upper_bound: Float = -1.0):
+    """The weight is cast(weight32 - lr * ratio * g); weight32 itself stays as it was, as
+    MXNet 1.9.1's kernel leaves it (it declares the input mutable but never writes it)."""
+    w32 = weight32 - lr * _lamb_ratio(r1, r2, lower_bound, upper_bound) * g
+    return w32.astype(weight.dtype)

@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from ..base import MXNetError
-from .attrs import Dtype, Float, Int, Shape, optional
+from .attrs import Bool, Dtype, Float, Int, Shape, optional
 from .registry import register
 
 
@@ -118,3 +118,156 @@ def sample_multinomial(data, *, shape: Shape = (), get_prob=False, dtype: Dtype 
 def shuffle(data, *, key):
     """Shuffles along the first axis."""
     return jax.random.permutation(prng(key), data, axis=0)
+
+
+# ---- array-parameter sampling: output shape params.shape + shape --------------------------
+
+def _ex(shape):
+    return (...,) + (None,) * len(shape)
+
+
+@register("_sample_exponential", "sample_exponential")
+def sample_exponential(lam, *, shape: Shape = (), dtype: Dtype = None, key):
+    s = _param_shape(lam, shape)
+    e = jax.random.exponential(prng(key), s, jnp.float32)
+    return (e / lam[_ex(shape)]).astype(dtype or lam.dtype)
+
+
+@register("_sample_gamma", "sample_gamma")
+def sample_gamma(alpha, beta, *, shape: Shape = (), dtype: Dtype = None, key):
+    """beta is the scale."""
+    s = _param_shape(alpha, shape)
+    a = jnp.broadcast_to(alpha[_ex(shape)], s).astype(jnp.float32)
+    return (jax.random.gamma(prng(key), a, s, jnp.float32) * beta[_ex(shape)]).astype(
+        dtype or alpha.dtype)
+
+
+@register("_sample_poisson", "sample_poisson")
+def sample_poisson(lam, *, shape: Shape = (), dtype: Dtype = None, key):
+    s = _param_shape(lam, shape)
+    lam_b = jnp.broadcast_to(lam[_ex(shape)], s).astype(jnp.float32)
+    return jax.random.poisson(prng(key, "threefry2x32"), lam_b, s).astype(dtype or lam.dtype)
+
+
+@register("_sample_negative_binomial", "sample_negative_binomial")
+def sample_negative_binomial(k, p, *, shape: Shape = (), dtype: Dtype = None, key):
+    s = _param_shape(k, shape)
+    k1, k2 = jax.random.split(prng(key, "threefry2x32"))
+    kb = jnp.broadcast_to(k[_ex(shape)], s).astype(jnp.float32)
+    pb = p[_ex(shape)].astype(jnp.float32)
+    lam = jax.random.gamma(k1, kb, s) * (1 - pb) / pb
+    return jax.random.poisson(k2, lam, s).astype(dtype or k.dtype)
+
+
+@register("_sample_generalized_negative_binomial", "sample_generalized_negative_binomial")
+def sample_generalized_negative_binomial(mu, alpha, *, shape: Shape = (), dtype: Dtype = None,
+                                         key):
+    s = _param_shape(mu, shape)
+    k1, k2 = jax.random.split(prng(key, "threefry2x32"))
+    a = alpha[_ex(shape)].astype(jnp.float32)
+    lam = jax.random.gamma(k1, jnp.broadcast_to(1.0 / a, s), s) * mu[_ex(shape)] * a
+    return jax.random.poisson(k2, lam, s).astype(dtype or mu.dtype)
+
+
+# ---- *_like: the distribution with scalar parameters, data's shape and dtype ---------------
+
+_LIKE = {
+    "uniform": (random_uniform, ("low", "high")),
+    "normal": (random_normal, ("loc", "scale")),
+    "exponential": (random_exponential, ("lam",)),
+    "gamma": (random_gamma, ("alpha", "beta")),
+    "poisson": (random_poisson, ("lam",)),
+    "negative_binomial": (random_negative_binomial, ("k", "p")),
+    "generalized_negative_binomial": (random_generalized_negative_binomial, ("mu", "alpha")),
+}
+
+
+def _define_like(name, base, names):
+    import inspect
+    params = inspect.signature(base).parameters
+
+    def like(data, *, key, **kw):
+        dt = data.dtype if jnp.issubdtype(data.dtype, jnp.floating) else jnp.float32
+        return base(shape=data.shape, dtype=jnp.dtype(dt).name, key=key, **kw)
+    kwonly = [inspect.Parameter("data", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    kwonly += [params[n] for n in names] + [params["key"]]
+    like.__signature__ = inspect.Signature(kwonly)
+    like.__doc__ = f"random_{name} with data's shape and dtype."
+    register(f"_random_{name}_like", f"random_{name}_like")(like)
+
+
+for _n, (_base, _names) in _LIKE.items():
+    _define_like(_n, _base, _names)
+
+
+# ---- densities: random_pdf_* (sample shape = params shape + extra dims) --------------------
+
+def _logpdf(kind, x, p):
+    from jax.scipy.special import gammaln
+    if kind == "uniform":
+        low, high = p  # MXNet does not check that x lies in [low, high]
+        return jnp.zeros_like(x) - jnp.log(high - low)
+    if kind == "normal":
+        mu, sigma = p
+        return -0.5 * jnp.square((x - mu) / sigma) - jnp.log(sigma) - 0.5 * jnp.log(2 * jnp.pi)
+    if kind == "gamma":  # beta is the rate here, as in MXNet's pdf
+        a, b = p
+        return a * jnp.log(b) + (a - 1) * jnp.log(x) - b * x - gammaln(a)
+    if kind == "exponential":
+        (lam,) = p
+        return jnp.log(lam) - lam * x
+    if kind == "poisson":
+        (lam,) = p
+        return x * jnp.log(lam) - lam - gammaln(x + 1)
+    if kind == "negative_binomial":
+        k, q = p
+        return (gammaln(x + k) - gammaln(x + 1) - gammaln(k) + k * jnp.log(q)
+                + x * jnp.log1p(-q))
+    if kind == "generalized_negative_binomial":
+        mu, alpha = p
+        k = 1.0 / alpha
+        q = 1.0 / (1.0 + alpha * mu)
+        return (gammaln(x + k) - gammaln(x + 1) - gammaln(k) + k * jnp.log(q)
+                + x * jnp.log1p(-q))
+    raise AssertionError(kind)
+
+
+_PDF = {"uniform": ("low", "high"), "normal": ("mu", "sigma"), "gamma": ("alpha", "beta"),
+        "exponential": ("lam",), "poisson": ("lam",), "negative_binomial": ("k", "p"),
+        "generalized_negative_binomial": ("mu", "alpha")}
+
+
+def _define_pdf(kind, names):
+    import inspect
+
+    def pdf(sample, *params, is_log=False):
+        for n, q in zip(names, params):
+            if tuple(sample.shape[:q.ndim]) != tuple(q.shape):
+                raise MXNetError(f"random_pdf_{kind}: parameter {n} of shape {q.shape} must be "
+                                 f"the leading part of sample's shape {sample.shape}")
+        ex = [q.reshape(q.shape + (1,) * (sample.ndim - q.ndim)) for q in params]
+        lp = _logpdf(kind, sample, ex)
+        return (lp if is_log else jnp.exp(lp)).astype(sample.dtype)
+    P = inspect.Parameter
+    sig = [P("sample", P.POSITIONAL_OR_KEYWORD)] + [P(n, P.POSITIONAL_OR_KEYWORD) for n in names]
+    sig.append(P("is_log", P.KEYWORD_ONLY, default=False, annotation=Bool))
+
+    def fn(sample, *params, is_log=False):
+        return pdf(sample, *params, is_log=is_log)
+    fn.__signature__ = inspect.Signature(sig)
+    fn.__doc__ = f"Density of {kind} distributions at sample (log-density when is_log)."
+    register(f"_random_pdf_{kind}", f"random_pdf_{kind}")(fn)
+
+
+for _k, _names in _PDF.items():
+    _define_pdf(_k, _names)
+
+
+@register("_random_pdf_dirichlet", "random_pdf_dirichlet")
+def random_pdf_dirichlet(sample, alpha, *, is_log: Bool = False):
+    """sample (alpha.shape[:-1] + extra + (k,)), alpha (..., k): one density per k-vector."""
+    from jax.scipy.special import gammaln
+    a = alpha.reshape(alpha.shape[:-1] + (1,) * (sample.ndim - alpha.ndim) + alpha.shape[-1:])
+    lp = (jnp.sum((a - 1) * jnp.log(sample), axis=-1) + gammaln(jnp.sum(a, axis=-1))
+          - jnp.sum(gammaln(a), axis=-1))
+    return (lp if is_log else jnp.exp(lp)).astype(sample.dtype)

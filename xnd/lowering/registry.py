@@ -97,7 +97,9 @@ class Op:
         self.input_init = input_init        # {input: '__init__' attr} of implicit variables
         self.loss = loss                    # a loss head (bool or callable(attrs)): its backward
         #                                     needs no head gradient
-        self.mutates = tuple(mutates)       # inputs updated in place from outputs 1.. (states)
+        # inputs updated in place from outputs 1.. (states); or callable(attrs) -> the input
+        # positions that the last outputs go back into (variadic multi-weight updates)
+        self.mutates = mutates if callable(mutates) else tuple(mutates)
         self._kernels = {}
         self.doc = inspect.getdoc(fn) or ""
         self.default_key = None
