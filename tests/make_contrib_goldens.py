@@ -199,6 +199,70 @@ case("psroipool_group", "contrib.PSROIPooling", [("data", rnd(2, 8, 8, 10)), ("r
      dict(spatial_scale=0.5, output_dim=2, pooled_size=4, group_size=2), grad=("data",))
 
 
+# ---- BilinearResize2D / AdaptiveAvgPooling2D -------------------------------------------------
+_IMG = rnd(2, 3, 5, 7)
+case("resize_size", "contrib.BilinearResize2D", [("data", _IMG)], dict(height=8, width=4),
+     grad=("data",))
+case("resize_size_noalign", "contrib.BilinearResize2D", [("data", _IMG)],
+     dict(height=9, width=13, align_corners=False), grad=("data",))
+case("resize_down_noalign", "contrib.BilinearResize2D", [("data", rnd(1, 2, 9, 11))],
+     dict(height=4, width=3, align_corners=False), grad=("data",))
+case("resize_scale", "contrib.BilinearResize2D", [("data", _IMG)],
+     dict(scale_height=1.5, scale_width=0.6), grad=("data",))
+case("resize_to_one", "contrib.BilinearResize2D", [("data", _IMG)], dict(height=1, width=3))
+case("resize_odd_scale", "contrib.BilinearResize2D", [("data", _IMG)],
+     dict(mode="odd_scale", scale_height=2.0, scale_width=0.5), grad=("data",))
+for _m in ("to_even_down", "to_even_up", "to_odd_down", "to_odd_up"):
+    case("resize_" + _m, "contrib.BilinearResize2D", [("data", _IMG)], dict(mode=_m),
+         grad=("data",))
+case("resize_like", "contrib.BilinearResize2D", [("data", _IMG), ("like", rnd(2, 3, 6, 10))],
+     dict(mode="like", align_corners=False), grad=("data", "like"))
+case("adaptive_1", "contrib.AdaptiveAvgPooling2D", [("data", _IMG)], grad=("data",))
+case("adaptive_int", "contrib.AdaptiveAvgPooling2D", [("data", _IMG)], dict(output_size=3),
+     grad=("data",))
+case("adaptive_pair", "contrib.AdaptiveAvgPooling2D", [("data", _IMG)],
+     dict(output_size=(4, 9)), grad=("data",))
+
+# ---- arrays: boolean_mask, index_copy, index_array, arange_like, allclose, ... ----------------
+_X = rnd(5, 3)
+case("boolean_mask", "contrib.boolean_mask", [("data", _X), ("index", arr([1, 0, 1, 1, 0]))],
+     grad=("data",))
+case("err_boolean_mask_axis1", "contrib.boolean_mask",
+     [("data", rnd(2, 4, 3)), ("index", arr([0, 1, 0, 1]))], dict(axis=1), grad=("data",))
+case("index_copy", "contrib.index_copy",
+     [("old_tensor", _X), ("index_vector", arr([3, 0])), ("new_tensor", rnd(2, 3))],
+     grad=("old_tensor", "new_tensor"))
+case("index_array", "contrib.index_array", [("data", rnd(2, 3, 2))])
+case("index_array_axes", "contrib.index_array", [("data", rnd(2, 3, 4))], dict(axes=(2, 0)))
+case("arange_like", "contrib.arange_like", [("data", rnd(3, 4))], dict(start=2, step=0.5))
+case("arange_like_axis", "contrib.arange_like", [("data", rnd(3, 4))],
+     dict(start=1, axis=1, repeat=2))
+case("allclose_true", "contrib.allclose", [("a", _X), ("b", _X + 1e-6)], dict(rtol=1e-3))
+case("allclose_false", "contrib.allclose", [("a", _X), ("b", _X + 1e-3)])
+case("allclose_nan", "contrib.allclose",
+     [("a", arr([1.0, np.nan])), ("b", arr([1.0, np.nan]))], dict(equal_nan=False))
+case("gradientmultiplier", "contrib.gradientmultiplier", [("data", _X)], dict(scalar=-0.7),
+     grad=("data",))
+case("quadratic", "contrib.quadratic", [("data", _X)], dict(a=0.5, b=-2, c=3), grad=("data",))
+case("div_sqrt_dim", "contrib.div_sqrt_dim", [("data", rnd(2, 3, 6))], grad=("data",))
+
+# ---- NLP attention kernels ---------------------------------------------------------------------
+_QKV = rnd(4, 2, 3 * 3 * 5)   # T=4, B=2, heads=3, head_dim=5
+_ATT = rnd(6, 4, 4)
+_Q = rnd(3, 2, 3 * 5)
+_KV = rnd(4, 2, 3 * 2 * 5)
+case("selfatt_qk", "contrib.interleaved_matmul_selfatt_qk", [("queries_keys_values", _QKV)],
+     dict(heads=3), grad=("queries_keys_values",))
+case("selfatt_valatt", "contrib.interleaved_matmul_selfatt_valatt",
+     [("queries_keys_values", _QKV), ("attention", _ATT)], dict(heads=3),
+     grad=("queries_keys_values", "attention"))
+case("encdec_qk", "contrib.interleaved_matmul_encdec_qk", [("queries", _Q), ("keys_values", _KV)],
+     dict(heads=3), grad=("queries", "keys_values"))
+case("encdec_valatt", "contrib.interleaved_matmul_encdec_valatt",
+     [("keys_values", _KV), ("attention", rnd(6, 3, 4))], dict(heads=3),
+     grad=("keys_values", "attention"))
+
+
 # ---- recording (on MXNet 1.9.1) ---------------------------------------------------------------
 def _message(e):
     """The first meaningful line of MXNet's error (its C++ stack trace left out)."""

@@ -2,18 +2,29 @@
 short name (MXNet strips the ``_contrib_`` prefix: ``mx.nd.contrib.box_nms`` runs
 ``_contrib_box_nms``), generated from the registry by the same ``op_function`` factory as
 ``mx.nd`` itself."""
-from ..lowering import registry
-from ..ndarray import op_function
+import numpy as _np
+
+from ..lowering import registry as _registry
+from ..ndarray import NDArray as _NDArray, invoke as _invoke, op_function as _op_function
 
 _PREFIX = "_contrib_"
 
 
+def boolean_mask(data, index, axis=0, out=None, name=None):
+    """``_contrib_boolean_mask``: the output length is the number of non-zero index values,
+    read here (a device-to-host copy) and passed to the operator as its ``size``."""
+    if not isinstance(data, _NDArray) or not isinstance(index, _NDArray):
+        raise TypeError("boolean_mask: data and index must be NDArrays")
+    op = _registry.get("_contrib_boolean_mask")
+    size = int(_np.count_nonzero(index.asnumpy())) if index.ndim == 1 else -1
+    return _invoke(op, [data, index], op.parse_attrs({"axis": axis, "size": size}), out=out)
+
+
 def _install(namespace):
-    for name, op in registry.all_ops().items():
+    for name, op in _registry.all_ops().items():
         if name.startswith(_PREFIX):
             short = name[len(_PREFIX):]
-            namespace.setdefault(short, op_function(op, short))
+            namespace.setdefault(short, _op_function(op, short))
 
 
 _install(globals())
-del registry, op_function

@@ -414,6 +414,7 @@ _CONDITIONAL_INPUTS = {
     "valid_length": lambda p: p.get("use_length", False),
     "data_lengths": lambda p: p.get("use_data_lengths", False),
     "label_lengths": lambda p: p.get("use_label_lengths", False),
+    "like": lambda p: p.get("mode") == "like",  # BilinearResize2D
 }
 
 
