@@ -3,7 +3,8 @@
     /work/mxref/bin/python tests/make_robustness_goldens.py
 
 Writes tests/goldens/robustness/robustness.{json,npz}: the arrays of each value case, and for
-each raise case the first line of MXNet's error (so the test knows MXNet raised).
+each raise case the first line of MXNet's error (so the test knows MXNet raised); for each
+symbol-JSON mutation whether MXNet loads it (and its arguments and outputs) or raises.
 """
 import os
 import sys
@@ -39,6 +40,12 @@ def main():
             meta["raise"][case[0]] = f"{type(e).__name__}: {_first_line(e)}"
         else:
             raise SystemExit(f"MXNet did not raise for {case[0]}")
+    x = mx.sym.var("data")
+    base = mx.sym.relu(mx.sym.FullyConnected(x, num_hidden=3, name="fc"), name="r").tojson()
+    meta["json_base"] = base
+    meta["json"] = {n: rc.load_outcome(mx, rc.mutated_json(base, n)) for n in rc.JSON_CASES}
+    meta["json_stricter"] = {n: rc.load_outcome(mx, rc.mutated_json(base, n))
+                             for n in rc.JSON_STRICTER}
     golden_files.write(os.path.join(OUT, "robustness.json"), os.path.join(OUT, "robustness.npz"),
                        meta, arrays)
 

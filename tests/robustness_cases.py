@@ -174,3 +174,64 @@ def run(mx, case):
         out = fn(*args, **attrs)
     outs = out if isinstance(out, (list, tuple)) else [out]
     return [o.asnumpy() for o in outs]
+
+
+# symbol JSON loader: mutations of a small FullyConnected -> relu graph (nodes data, fc_weight,
+# fc_bias, fc, r); MXNet's verdict (loads or raises) is recorded by the generator
+def _set_input(node, k, entry):
+    return lambda d: d["nodes"][node]["inputs"].__setitem__(k, entry)
+
+
+JSON_CASES = {
+    "ok": lambda d: None,
+    "input_-1": _set_input(3, 0, [-1, 0, 0]),
+    "input_past_end": _set_input(3, 0, [99, 0, 0]),
+    "input_short": _set_input(4, 0, [3]),
+    "input_two_fields": _set_input(4, 0, [3, 0]),
+    "input_float": _set_input(4, 0, [3.0, 0, 0]),
+    "input_string": _set_input(4, 0, ["3", 0, 0]),
+    "arg_nodes_past_end": lambda d: d["arg_nodes"].append(99),
+    "arg_nodes_-1": lambda d: d["arg_nodes"].append(-1),
+    "arg_nodes_operator": lambda d: d["arg_nodes"].append(3),
+    "heads_past_end": lambda d: d["heads"].__setitem__(0, [99, 0, 0]),
+    "heads_-1": lambda d: d["heads"].__setitem__(0, [-1, 0, 0]),
+    "key_misspelled": lambda d: d.__setitem__("nodess", d.pop("nodes")),
+    "key_unknown": lambda d: d.__setitem__("foo", 1),
+    "key_heads_missing": lambda d: d.pop("heads"),
+    "key_arg_nodes_missing": lambda d: d.pop("arg_nodes"),
+    "key_row_ptr_missing": lambda d: d.pop("node_row_ptr"),
+    "node_unknown_key": lambda d: d["nodes"][3].__setitem__("foo", 1),
+    "node_no_name": lambda d: d["nodes"][3].pop("name"),
+    "node_no_inputs": lambda d: d["nodes"][3].pop("inputs"),
+    "nodes_not_a_list": lambda d: d.__setitem__("nodes", {}),
+    "version_not_a_number": lambda d: d["attrs"].__setitem__("mxnet_version", ["int", "abc"]),
+    "op_unknown": lambda d: d["nodes"][4].__setitem__("op", "nope"),
+    "top_level_empty": lambda d: d.clear(),
+}
+# MXNet loads these and builds a graph that silently differs from the file (a node that reads
+# a later node or itself, an output index past the node's outputs); xnd refuses them
+JSON_STRICTER = {
+    "input_forward": _set_input(3, 0, [4, 0, 0]),
+    "input_self": _set_input(3, 0, [3, 0, 0]),
+    "input_output_index": _set_input(4, 0, [3, 5, 0]),
+    "input_output_index_-1": _set_input(4, 0, [3, -1, 0]),
+    "heads_output_index": lambda d: d["heads"].__setitem__(0, [4, 3, 0]),
+    "variable_with_inputs": lambda d: d["nodes"][0]["inputs"].append([1, 0, 0]),
+}
+
+
+def mutated_json(base_json, name):
+    import copy
+    import json
+    d = copy.deepcopy(json.loads(base_json))
+    (JSON_CASES.get(name) or JSON_STRICTER[name])(d)
+    return json.dumps(d)
+
+
+def load_outcome(mx, text):
+    """('ok', arguments, outputs) or ('raise', first line of the error)."""
+    try:
+        s = mx.sym.load_json(text)
+    except Exception as e:  # noqa: BLE001 - the kind is compared by the test
+        return ["raise", type(e).__name__]
+    return ["ok", s.list_arguments(), s.list_outputs()]

@@ -123,3 +123,17 @@ def test_huge_shapes_raise_cleanly_in_a_subprocess():
         assert msg.startswith("MXNetError: "), (case[0], msg)
         assert _names_op(case[1], msg), (case[0], msg)
     assert res["simple_bind"].startswith("MXNetError: "), res["simple_bind"]
+
+
+@pytest.mark.parametrize("name", sorted(rc.JSON_CASES))
+def test_symbol_loader_rejects_what_mxnet_rejects(name):
+    want = META["json"][name]
+    got = rc.load_outcome(mx, rc.mutated_json(META["json_base"], name))
+    assert got == want, (name, got, want)
+
+
+@pytest.mark.parametrize("name", sorted(rc.JSON_STRICTER))
+def test_symbol_loader_refuses_graphs_mxnet_would_miswire(name):
+    assert META["json_stricter"][name][0] == "ok"  # MXNet loads a graph unlike the file
+    with pytest.raises(MXNetError, match="Invalid symbol JSON"):
+        mx.sym.load_json(rc.mutated_json(META["json_base"], name))
