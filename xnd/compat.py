@@ -69,6 +69,8 @@ MXNET_MODULES = {
     "mxnet.module.sequential_module": "xnd.frontend.sequential_module",
     "mxnet.module.python_module": "xnd.frontend.python_module",
     "mxnet.module.executor_group": "xnd.frontend.executor_group",
+    "mxnet.monitor": "xnd.frontend.monitor",
+    "mxnet.mon": "xnd.frontend.monitor",
     "mxnet.mod.executor_group": "xnd.frontend.executor_group",
     "mxnet.mod.module": "xnd.frontend.module",
     "mxnet.mod.base_module": "xnd.frontend.module",

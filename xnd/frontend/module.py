@@ -760,7 +760,7 @@ class _Exec:
         self._arg_names = symbol.list_arguments()
         self._aux_names = symbol.list_auxiliary_states()
         self._out_names = symbol.list_outputs()
-        self._monitor = None
+        self._monitor, self._monitor_all = None, False
 
     def _sync(self, what):
         mod = self._mod()
@@ -804,7 +804,7 @@ class _Exec:
         return dict(zip(self._out_names, self.outputs))
 
     def set_monitor_callback(self, callback, monitor_all=False):
-        self._monitor = callback
+        self._monitor, self._monitor_all = callback, bool(monitor_all)
 
     def debug_str(self):
         return self._symbol.debug_str()
@@ -1372,6 +1372,10 @@ class Module(BaseModule):
             self._key = _random.next_key()
         elif self._key is None:
             self._key = _zero_key()
+        if exe._monitor is not None:
+            _executor.run_monitor(self._symbol, exe._monitor, exe._monitor_all, exe._arg_names,
+                                  _vals(exe._args), exe._aux_names, _vals(exe._aux), self._key,
+                                  is_train, self._devs.ctx)
         if is_train:
             self._pending = "fwd"
             self._outs_fresh = False

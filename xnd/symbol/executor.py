@@ -165,6 +165,7 @@ class Executor:
         self._key = None
         self._last_train = False
         self._fold_state = None  # inference rewrites: constants folded from the parameters
+        self._monitor, self._monitor_all = None, False   # set_monitor_callback
 
     # ---- construction ----------------------------------------------------------------
     @classmethod
@@ -242,6 +243,9 @@ class Executor:
         else:
             outs, _ = self._graph.forward(args, aux, self._key, bool(is_train))
         self._set_outputs(outs)
+        if self._monitor is not None:
+            run_monitor(self._symbol, self._monitor, self._monitor_all, self._arg_names, args,
+                        self._aux_names, aux, self._key, is_train, self._ctx)
         return self.outputs
 
     def backward(self, out_grads=None, is_train=True):
@@ -325,7 +329,7 @@ class Executor:
         return self._symbol.debug_str()
 
     def set_monitor_callback(self, callback, monitor_all=False):
-        self._monitor = callback
+        self._monitor, self._monitor_all = callback, bool(monitor_all)
 
 
 def _reqs(grad_req, names):
@@ -373,6 +377,38 @@ def check_heads(symbol, mask, heads, arg_names=None):
                 f"backward: head_gradient is required for output of {node.name}: because the "
                 f"last operator is not Loss function, head_gradient is required when calling "
                 f"backward (pass out_grads, or wrap the output in MakeLoss or BlockGrad)")
+
+
+def run_monitor(symbol, callback, monitor_all, arg_names, args, aux_names, aux, key, is_train,
+                ctx):
+    """An installed monitor callback (``Executor.set_monitor_callback``) sees every operator
+    output of a forward, as ``callback('<node>_<output>', NDArray)`` in graph order, and with
+    ``monitor_all`` each operator's inputs first, as ``'<node>_<input slot>'``.  The values
+    come from one extra jitted run of the graph's internals (only while the monitor wants
+    them); MXNet's backward-node entries are not reproduced."""
+    wants = getattr(callback, "wants", None)
+    if wants is not None and not wants():
+        return
+    from .symbol import Symbol
+    ops = [n for n in topo(symbol._outputs) if n.op is not None]
+    entries = [(n, i) for n in ops for i in range(n.num_outputs())]
+    internals = Symbol(entries)
+    g = graph_function(internals)
+    by_name = dict(zip(arg_names, args))
+    aux_by = dict(zip(aux_names, aux))
+    outs, _ = g.forward([by_name[v.name] for v in g.arg_nodes],
+                        [aux_by[v.name] for v in g.aux_nodes], key, bool(is_train))
+    values = {}
+    for (n, i), v in zip(entries, outs):
+        values[(id(n), i)] = v
+    var_vals = {**by_name, **aux_by}
+    for n in ops:
+        if monitor_all:
+            for j, (src, k) in enumerate(n.inputs):
+                v = var_vals[src.name] if src.op is None else values[(id(src), k)]
+                callback("%s_%s" % (n.name, n.input_slot(j)), _wrap(v, ctx))
+        for i, name in enumerate(n.output_names()):
+            callback(name, _wrap(values[(id(n), i)], ctx))
 
 
 def _head_list(out_grads, n):

@@ -1,0 +1,32 @@
+"""Record MXNet 1.9.1's mx.mon.Monitor rows for a small Module (forward+backward+update and
+inference forwards; interval, pattern, sort, stat_func, monitor_all).
+
+    /work/mxref/bin/python tests/make_monitor_goldens.py
+
+Writes ``tests/goldens/module/monitor.json``: per scenario the list of [step, name, text].
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import golden_files  # noqa: E402
+
+try:
+    import mxnet as mx
+except ImportError:  # pragma: no cover
+    sys.exit("needs the real MXNet: run it with /work/mxref/bin/python")
+if os.path.basename(os.path.dirname(mx.__file__)) != "mxnet":
+    sys.exit("needs the real mxnet 1.9.1, got %r" % mx.__file__)
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goldens", "module")
+sys.path.insert(0, OUT)
+from monitor_cases import run  # noqa: E402
+
+
+def main():
+    golden_files.write(os.path.join(OUT, "monitor.json"), os.path.join(OUT, "monitor.npz"),
+                       run(mx), {})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""mx.mon.Monitor through Module.install_monitor, against MXNet 1.9.1 (goldens:
+tests/make_monitor_goldens.py).  xnd reports forward outputs, arguments and aux states;
+MXNet's backward-node rows and BatchNorm's hidden mean/var outputs are the documented gaps."""
+import json
+import os
+import re
+import sys
+
+import numpy as np
+
+import xnd as mx
+
+HERE = os.path.join(os.path.dirname(__file__), "goldens", "module")
+sys.path.insert(0, HERE)
+from monitor_cases import run  # noqa: E402
+
+G = json.load(open(os.path.join(HERE, "monitor.json")))
+GOT = run(mx)
+_NOT_IN_XND = re.compile(r".*_backward_|bn_mean$|bn_var$")
+
+
+def _nums(text):
+    return [float(t) for t in re.findall(r"-?\d+\.?\d*(?:e[-+]?\d+)?", text)]
+
+
+def _same(got, want):
+    assert [(s, n) for s, n, _ in got] == [(s, n) for s, n, _ in want]
+    for (_, n, a), (_, _, b) in zip(got, want):
+        assert a.count("\t") == b.count("\t") and ("[" in a) == ("[" in b), n
+        np.testing.assert_allclose(_nums(a), _nums(b), rtol=1e-5, atol=1e-6, err_msg=n)
+
+
+def test_training_step_rows():
+    _same(GOT["train"], [r for r in G["train"] if not _NOT_IN_XND.match(r[1])])
+
+
+def test_interval_pattern_sort_and_list_stats():
+    assert len(GOT["interval_sorted"]) == 3 and GOT["interval_sorted"][1] == []
+    for got, want in zip(GOT["interval_sorted"], G["interval_sorted"]):
+        _same(got, want)
+
+
+def test_monitor_all_adds_operator_inputs():
+    # every xnd row is, in order, a row of MXNet's (which also repeats variables and has the
+    # backward nodes); Activation's input is 'relu1_data' in xnd, 'relu1_input0' in MXNet
+    want, pos = G["train_all"], 0
+    names = [n for _, n, _ in GOT["train_all"]]
+    assert names[:4] == ["fc1_data", "fc1_weight", "fc1_bias", "fc1_output"]
+    for _, n, t in GOT["train_all"]:
+        n = {"relu1_data": "relu1_input0"}.get(n, n)
+        pos = next(i for i in range(pos, len(want)) if want[i][1] == n)
+        np.testing.assert_allclose(_nums(t), _nums(want[pos][2]), rtol=1e-5, atol=1e-6,
+                                   err_msg=n)
+        pos += 1
+    assert "bn_moving_mean" in names and "softmax_label" in names
+
+
+def test_monitor_on_a_bound_executor():
+    x = mx.sym.Variable("x")
+    y = mx.sym.relu(mx.sym.FullyConnected(x, num_hidden=2, name="fc"), name="act")
+    exe = y.simple_bind(mx.cpu(), x=(1, 2))
+    exe.arg_dict["x"][:] = mx.nd.array([[1, -2]])
+    exe.arg_dict["fc_weight"][:] = mx.nd.array([[1, 0], [0, 1]])
+    exe.arg_dict["fc_bias"][:] = 0
+    mon = mx.mon.Monitor(1, stat_func=lambda a: mx.nd.sum(a), pattern="fc_output|act_output")
+    mon.install(exe)
+    mon.tic()
+    exe.forward()
+    assert mon.toc() == [(1, "fc_output", "-1.0\t"), (1, "act_output", "1.0\t")]
+    exe.forward()                 # inactive: nothing collected
+    assert mon.toc() == []
