@@ -149,7 +149,8 @@ def test_prefix_mapping_and_lazy_finder(tmp_path):
         from xnd import compat
         assert compat.resolve('mxnet.gluon.nn.basic_layers') == 'xnd.frontend.gluon.nn.basic_layers'
         assert compat.resolve('mxnet.ndarray.ndarray') == 'xnd.ndarray'
-        assert compat.resolve('mxnet.ndarray.sparse') == 'xnd.frontend.nd.sparse'
+        assert compat.resolve('mxnet.ndarray.utils') == 'xnd.frontend.nd.utils'
+        assert compat.resolve('mxnet.ndarray.sparse') == 'xnd.frontend.sparse'
         assert compat.resolve('mxnet.nd') == 'xnd.frontend.nd'
         assert compat.resolve('mxnet.lowering') is None
         assert compat.resolve('mxnet._ctypes') is None
@@ -175,7 +176,7 @@ def test_unknown_module():
         import xnd.compat
         xnd.compat.alias_mxnet()
         for name, missing in [('mxnet.bogus', 'mxnet.bogus'), ('mxnet.nd.bogus', 'mxnet.nd.bogus'),
-                              ('mxnet.ndarray.sparse', 'mxnet.ndarray.sparse'),
+                              ('mxnet.ndarray.dlpack', 'mxnet.ndarray.dlpack'),
                               ('mxnet.lowering', 'mxnet.lowering'),
                               ('mxnet.bogus.deeper', 'mxnet.bogus')]:
             try:

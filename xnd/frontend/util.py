@@ -17,34 +17,21 @@ import functools
 import inspect
 import logging
 import os
-import threading
 
 from ..base import MXNetError
-
-_state = threading.local()
-
-
-def _flag(name):
-    return getattr(_state, name, False)
-
-
-def is_np_shape():
-    """Whether NumPy shape semantics is on in this thread."""
-    return _flag("np_shape")
-
-
-def is_np_array():
-    """Whether NumPy array semantics is on in this thread."""
-    return _flag("np_array")
+from ..semantics import flag as _flag, is_np_array, is_np_shape, set_flag as _set
+from ..semantics import set_global as _set_global
 
 
 _np_shape_logged = False
 
 
 def set_np_shape(active):
-    """Turn NumPy shape semantics on or off for this thread; returns the previous state.
+    """Turn NumPy shape semantics on or off for this thread (``2``: for every thread, MXNet's
+    GlobalOn); returns the previous state.
     Turning it off while NumPy array semantics is on raises ValueError, as in MXNet."""
     global _np_shape_logged
+    mode = int(active)  # MXNet's modes: 0 off, 1 on in this thread, 2 on in every thread
     active = bool(active)
     if active and not _np_shape_logged:
         logging.info("NumPy-shape semantics has been activated in your code. This is required "
@@ -58,7 +45,8 @@ def set_np_shape(active):
                          "still active is not allowed. Please consider calling "
                          "`npx.reset_np()` to deactivate both of them.")
     prev = is_np_shape()
-    _state.np_shape = active
+    _set("np_shape", active)
+    _set_global("np_shape", mode == 2)
     return prev
 
 
@@ -70,7 +58,7 @@ def _set_np_array(active):
                          "Please set `shape=True` in `npx.set_np()` or call `npx.set_np_shape()` "
                          "to activate NumPy shape semantics.")
     prev = is_np_array()
-    _state.np_array = active
+    _set("np_array", active)
     return prev
 
 
@@ -82,11 +70,29 @@ class _Scope:
 
     def __enter__(self):
         self._prev = _flag(self._name)
-        setattr(_state, self._name, self._active)
+        _set(self._name, self._active)
         return self
 
     def __exit__(self, *exc):
-        setattr(_state, self._name, self._prev)
+        _set(self._name, self._prev)
+
+
+class _NumpyShapeScope(_Scope):
+    """MXNet's scope class behind np_shape()."""
+
+    def __init__(self, is_np_shape):  # noqa: F811
+        super().__init__("np_shape", is_np_shape)
+        self._is_np_shape = bool(is_np_shape)
+
+
+class _NumpyArrayScope(_Scope):
+    """MXNet's scope class behind np_array(); ``_NumpyArrayScope._current`` is the
+    thread's innermost scope, as in MXNet."""
+    _current = None
+
+    def __init__(self, is_np_array):  # noqa: F811
+        super().__init__("np_array", is_np_array)
+        self._is_np_array = bool(is_np_array)
 
 
 def np_shape(active=True):
@@ -142,7 +148,7 @@ def set_np(shape=True, array=True):
     semantics without NumPy shape semantics is refused, as in MXNet."""
     if not shape and array:
         raise ValueError("NumPy Shape semantics is required in using NumPy array semantics.")
-    _state.np_array = False
+    _set("np_array", False)
     set_np_shape(shape)
     _set_np_array(array)
 
