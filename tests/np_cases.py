@@ -170,6 +170,7 @@ CASES = {
     "setitem_rows": "x = M.copy()\nx[0:2, :] = 12\nresult = x",
     "setitem_mask": "x = f32.copy()\nx[x > 1.5] = 0\nresult = x",
     "setitem_view": "x = M.copy()\nv = x[1]\nv[:] = 5\nresult = x",
+    "reshape_copies": "x = np.arange(6)\ny = x.reshape(2, 3)\ny[0, 0] = 9\nresult = x",
     "inplace_add": "x = f32.copy()\nx += 1\nresult = x",
     "inplace_id": "x = f32.copy()\ni = id(x)\nx[:] = x + 1\nresult = id(x) == i",
     # conversion and printing

@@ -163,7 +163,7 @@ def _softmax_scratch():
         logits = np.dot(X, W)
         e = np.exp(logits)
         prob = e / e.sum(1, keepdims=True)
-        loss = -np.log(prob[list(range(len(y))), y.astype("int64")]).mean()
+        loss = -np.log(prob[range(len(prob)), y]).mean()  # d2l's cross_entropy
     loss.backward()
     acc = (prob.argmax(axis=1).astype(y.dtype) == y).astype(np.float32).sum()
     return {"p": p.tolist(), "loss": loss.item(), "grad": W.grad.tolist(), "acc": acc.item()}
@@ -233,7 +233,7 @@ def _builders():
     return {"out": out.tolist(), "clone_eq": bool((clone(X) == out).all()),
             "centered": layer(np.array([1.0, 2, 3, 4, 5])).tolist(),
             "w_type": type(net.hidden.weight.data()).__name__,
-            "n_params": len(net.collect_params()), "loaded": x2[0].tolist()}
+            "n_params": len(list(net.collect_params().keys())), "loaded": x2[0].tolist()}
 
 
 @cell("cnn_lenet_hybrid")

@@ -101,3 +101,31 @@ def test_gluon_numpy_mode(env):
     r = x.asnumpy().sum(1)
     g = (1.5 * r * r).sum() / 2
     onp.testing.assert_allclose(net[1].weight.data().asnumpy(), 1 - 0.1 * g, rtol=1e-5)
+
+
+def test_hybrid_forward_with_F_np_hybridizes_and_exports(env, tmp_path):
+    np = mx.np
+    from mxnet.gluon import HybridBlock, SymbolBlock
+
+    class Block(HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x * F.np.ones((2, 3)) + 1, F.npx.relu(x - 2), x.sum(axis=1)
+
+    blk = Block()
+    x = np.arange(6.0).reshape(2, 3)
+    want = [onp.arange(6.0).reshape(2, 3) + 1, onp.maximum(onp.arange(6.0).reshape(2, 3) - 2, 0),
+            onp.array([3.0, 12.0])]
+    for got, w in zip(blk(x), want):
+        assert type(got) is np.ndarray
+        onp.testing.assert_array_equal(got.asnumpy(), w)
+    blk.hybridize()
+    for got, w in zip(blk(x), want):
+        assert type(got) is np.ndarray
+        onp.testing.assert_array_equal(got.asnumpy(), w)
+    prefix = str(tmp_path / "blk")
+    blk.export(prefix)
+    graph = json.load(open(prefix + "-symbol.json"))
+    assert {"_npi_ones", "_npi_multiply", "_npi_add", "_npi_sum"} <= {n["op"] for n in graph["nodes"]}
+    loaded = SymbolBlock.imports(prefix + "-symbol.json", ["data"])
+    for got, w in zip(loaded(x), want):
+        onp.testing.assert_array_equal(got.asnumpy(), w)

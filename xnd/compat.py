@@ -87,6 +87,8 @@ MXNET_MODULES = {
     "mxnet.np": "xnd.frontend.numpy",
     "mxnet.numpy_extension": "xnd.frontend.numpy_extension",
     "mxnet.npx": "xnd.frontend.numpy_extension",
+    "mxnet.numpy_op_signature": "xnd.frontend.numpy_op_signature",
+    "mxnet.numpy_dispatch_protocol": "xnd.frontend.numpy_dispatch_protocol",
     "mxnet.image": "xnd.frontend.image",
     "mxnet.img": "xnd.frontend.image",
     "mxnet.image.image": "xnd.frontend.image",

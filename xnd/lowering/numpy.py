@@ -163,10 +163,18 @@ def _post(rule, out, ins, explicit_dtype):
     return out
 
 
+def _literal(v):
+    """A frozen call or scalar tuple, also from its string in symbol JSON."""
+    if isinstance(v, str):
+        import ast
+        return ast.literal_eval(v)
+    return v
+
+
 def _make(name, jfn, rule):
     binary = _binary(jfn, name) if rule == "binary" else None
 
-    def fn(*data, call=(), scalars: Dynamic(tuple) = ()):
+    def fn(*data, call: _literal = ((), ()), scalars: Dynamic(_literal) = ()):
         pos, kw = call
         if binary is not None:
             (a, b), = (pos,)
@@ -350,7 +358,7 @@ _SAMPLERS = {
 
 
 def _make_random(name, sampler):
-    def fn(*data, call=(), scalars: Dynamic(tuple) = (), key):
+    def fn(*data, call: _literal = ((), ()), scalars: Dynamic(_literal) = (), key):
         from .random import prng
         pos, kw = call
         args = [_thaw(x, data, scalars) for x in pos]

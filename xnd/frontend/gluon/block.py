@@ -708,16 +708,20 @@ class HybridBlock(Block):
                 raise ValueError("All args are None and we do not support such a case. "
                                  f"Received args: {args}")
             inputs, data_syms, cnt = [], [], 0
+            np_mode = _is_np_array()  # numpy mode: numpy-faced Symbols (mx.sym.np)
             for a in flat:
                 if a is None:
                     inputs.append(None)
                     continue
                 s = sym.var(f"data{cnt}" if real > 1 else "data")
+                if np_mode:
+                    s = s.as_np_ndarray()
                 cnt += 1
                 inputs.append(s)
                 data_syms.append(s)
             grouped = _regroup(inputs, self._in_format)
-            params = {i: j.var() for i, j in self._reg_params.items()}
+            params = {i: j.var().as_np_ndarray() if np_mode else j.var()
+                      for i, j in self._reg_params.items()}
             with self.name_scope():
                 out = self.hybrid_forward(sym, *grouped, **params)
             out, self._out_format = _flatten(out, "output")
@@ -911,6 +915,11 @@ def _flat_leaves(args):
             yield from _flat_leaves(a)
     else:
         yield args
+
+
+def _is_np_array():
+    from ..util import is_np_array
+    return is_np_array()
 
 
 def _first_ctx(x, args):

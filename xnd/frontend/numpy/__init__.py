@@ -122,12 +122,7 @@ def reshape(a, newshape, order="C"):
     return a.reshape(newshape)
 
 
-def may_share_memory(a, b, max_work=None):
-    root = (lambda x: x if x._base is None else x._base)
-    return root(a) is root(b)
-
-
-shares_memory = may_share_memory
+may_share_memory = shares_memory = multiarray.may_share_memory
 product = prod  # noqa: F821
 round_ = round  # noqa: F821
 alltrue, sometrue = all, any  # noqa: F821

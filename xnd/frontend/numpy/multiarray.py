@@ -304,15 +304,13 @@ class ndarray(NDArray):
 
     # ---- shape -----------------------------------------------------------------------
     def reshape(self, *shape, order="C", **kwargs):
-        """numpy's reshape (-1 infers one axis; no MXNet codes, see npx.reshape); a view."""
+        """numpy's reshape (-1 infers one axis; no MXNet codes, see npx.reshape).  Unlike the
+        legacy NDArray's, MXNet 1.9.1's numpy reshape is an operator: a copy, not a view."""
         if "newshape" in kwargs or "shape" in kwargs:
             shape = (kwargs.pop("newshape", None) or kwargs.pop("shape"),)
         if kwargs:
             raise TypeError(f"reshape() got unexpected keyword arguments {sorted(kwargs)}")
-        new = _norm_shape(shape, self.size)
-        if STATE.recording:
-            return call(_OP["reshape"], (self, new), {})
-        return self._view(0, new)
+        return call(_OP["reshape"], (self, _norm_shape(shape, self.size)), {})
 
     @property
     def T(self):
@@ -363,8 +361,65 @@ class ndarray(NDArray):
     def __matmul__(self, other):
         return _F["matmul"](self, other)
 
+    # ---- numpy's dispatch protocols (mx.numpy_dispatch_protocol) ----------------------
+    def __array_function__(self, func, types, args, kwargs):
+        """``onp.<f>(mx_array)`` runs ``mx.np.<f>``; functions mx.np lacks run on host
+        copies (results come back as mx arrays)."""
+        mod = func.__module__ or ""
+        ns = _F if "linalg" not in mod else {k[len("linalg_"):]: v for k, v in _F.items()
+                                             if k.startswith("linalg_")}
+        mine = ns.get(func.__name__) or _PY.get(func.__name__)
+        if mine is not None:
+            return mine(*args, **kwargs)
+        return _on_host(func, args, kwargs)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        mine = _F.get(ufunc.__name__)
+        if method != "__call__" or mine is None:
+            return _on_host(getattr(ufunc, method), inputs, kwargs)
+        return mine(*inputs, **kwargs)
+
     def __rmatmul__(self, other):
         return _F["matmul"](other, self)
+
+
+def _on_host(func, args, kwargs):
+    ctx = [None]
+
+    def down(v):
+        if isinstance(v, NDArray):
+            ctx[0] = ctx[0] or v.context
+            return v.asnumpy()
+        if isinstance(v, (list, tuple)):
+            return type(v)(down(e) for e in v)
+        return v
+
+    def up(r):
+        if isinstance(r, onp.ndarray):
+            return array(r, ctx=ctx[0])
+        if isinstance(r, tuple):
+            return tuple(up(e) for e in r)
+        return r
+    return up(func(*down(args), **{k: down(v) for k, v in kwargs.items()}))
+
+
+def _block(x):
+    """(root, first, last+1) of the buffer elements an array reads (views are one block)."""
+    if x._base is None:
+        return x, 0, x.size
+    return x._base, x._offset, x._offset + x.size
+
+
+def may_share_memory(a, b, max_work=None):
+    """Whether two arrays' elements overlap in one buffer (views of a root are one block)."""
+    if not (isinstance(a, NDArray) and isinstance(b, NDArray)):
+        return False
+    ra, sa, ea = _block(a)
+    rb, sb, eb = _block(b)
+    return ra is rb and sa < eb and sb < ea and a.size > 0 and b.size > 0
+
+
+_PY = {"shares_memory": may_share_memory, "may_share_memory": may_share_memory}
 
 
 def _share(a, b):

@@ -5,6 +5,8 @@ numpy-extension names (`_NN`): they take and return ``mx.np.ndarray``s and
 refuse legacy NDArrays with MXNet's TypeError.  The numpy-semantics switches
 (`set_np`, `use_np` ...) are mx.util's (one per-thread state).
 """
+import sys as _sys
+
 import numpy as _onp
 
 from ... import context as _context
@@ -132,6 +134,13 @@ def load(file):
 
 
 from . import random  # noqa: E402,F401
+from ... import symbol as _sym_pkg  # noqa: E402
+from .. import numpy as _np_pkg  # noqa: E402
+from ..numpy import _symbol  # noqa: E402
+
+# F.np / F.npx inside hybrid_forward, where F is mx.nd (eager) or mx.sym (hybridized)
+_nd.np, _nd.npx = _np_pkg, _sys.modules[__name__]
+_sym_pkg.np, _sym_pkg.npx = _symbol.np, _symbol.npx_namespace(_NN)
 
 __all__ = sorted(n for n in globals() if not n.startswith("_") and n not in (
-    "NDArray", "invoke", "ndarray", "random"))
+    "NDArray", "invoke", "ndarray", "random", "sys"))
