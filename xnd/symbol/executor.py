@@ -15,6 +15,7 @@ from ..ndarray import NDArray, _wrap
 from ..base import MXNetError
 from ..context import Context
 from ..lowering import conv as _conv
+from ..lowering import registry as _registry
 from ..lowering import xla_options
 from . import rewrite as _rewrite
 from . import layout as _layout
@@ -425,6 +426,7 @@ def _on(a, ctx):
 
 
 def _nd_zeros(shape, dtype, ctx):
+    _registry.check_size("simple_bind", tuple(shape), dtype, "argument")  # before XLA allocates
     return _wrap(jnp.zeros(tuple(shape), dtype, device=ctx.jax_device()), ctx)
 
 

@@ -59,30 +59,85 @@ def to_json(sym):
     return _dump(doc, 0)
 
 
+_TOP_KEYS = frozenset(("nodes", "arg_nodes", "node_row_ptr", "heads", "attrs"))
+_NODE_KEYS = frozenset(("op", "name", "inputs", "attrs", "attr", "param", "control_deps",
+                        "subgraphs", "backward_source_id"))  # the last: 0.8-era files
+
+
+def _bad(msg):
+    return MXNetError(f"Invalid symbol JSON: {msg}")
+
+
+def _index(v, what):
+    if type(v) is not int:  # not a bool, float or string: MXNet's reader wants a number
+        raise _bad(f"{what} must be an integer, got {v!r}")
+    return v
+
+
+def _entry(e, n_nodes, what):
+    """A [node_id, output_index(, version)] entry. The node must come earlier in the list and
+    both indices be non-negative: -1 does not wrap to the last node as a Python index would."""
+    if not isinstance(e, list) or len(e) not in (2, 3):
+        raise _bad(f"{what} {e!r} must be [node_id, output_index, version]")
+    nid, out = _index(e[0], f"{what} node id"), _index(e[1], f"{what} output index")
+    if not 0 <= nid < n_nodes:
+        raise _bad(f"{what} {e!r}: Check failed: e.node_id < jgraph.nodes.size() "
+                   f"(node id {nid} of {n_nodes} nodes)")
+    if out < 0:
+        raise _bad(f"{what} {e!r}: output index {out} is negative")
+    return nid, out, _index(e[2], f"{what} version") if len(e) > 2 else 0
+
+
+def _check_doc(doc):
+    """The checks MXNet's JSON reader makes (dmlc::JSONReader's missing/unknown fields)."""
+    if not isinstance(doc, dict):
+        raise _bad(f"the top level must be an object, got {type(doc).__name__}")
+    for k in ("nodes", "arg_nodes", "heads"):
+        if k not in doc:
+            raise _bad(f'Missing field "{k}"')
+    unknown = sorted(set(doc) - _TOP_KEYS)
+    if unknown:
+        raise _bad(f"unknown top-level field(s) {unknown}; expected {sorted(_TOP_KEYS)}")
+    for k in ("nodes", "arg_nodes", "heads"):
+        if not isinstance(doc[k], list):
+            raise _bad(f'"{k}" must be a list, got {type(doc[k]).__name__}')
+
+
 def load_json(json_str):
     if not isinstance(json_str, str):
         raise TypeError("fname required to be string")
     try:
         doc = json.loads(json_str)
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, RecursionError) as e:
         raise MXNetError(f"Failed to parse symbol JSON: {e}") from None
-    if not isinstance(doc, dict) or any(k not in doc for k in ("nodes", "arg_nodes", "heads")):
-        raise MXNetError("Invalid symbol JSON: 'nodes', 'arg_nodes' and 'heads' are required")
+    _check_doc(doc)
     version = _version(doc)
     if version < MXNET_VERSION:
         logging.info("Loading symbol saved by previous version v%d.%d.%d. Attempting to upgrade...",
                      version // 10000, version // 100 % 100, version % 100)
     nodes = []
     for k, d in enumerate(doc["nodes"]):
-        try:
-            op_name, name = d["op"], d["name"]
-            attrs = {}
-            for key in ("param", "attr", "attrs"):
-                attrs.update({str(a): str(b) for a, b in (d.get(key) or {}).items()})
-            inputs = [(nodes[e[0]], int(e[1])) for e in d.get("inputs", [])]
-            versions = [int(e[2]) if len(e) > 2 else 0 for e in d.get("inputs", [])]
-        except (KeyError, IndexError, TypeError) as e:
-            raise MXNetError(f"Invalid symbol JSON: node {k} is malformed ({e!r})") from None
+        if not isinstance(d, dict):
+            raise _bad(f"node {k} must be an object, got {type(d).__name__}")
+        for key in ("op", "name", "inputs"):
+            if key not in d:
+                raise _bad(f'node {k}: Missing field "{key}"')
+        unknown = sorted(set(d) - _NODE_KEYS)
+        if unknown:
+            raise _bad(f"node {k}: unknown field(s) {unknown}")
+        op_name, name = d["op"], d["name"]
+        if not isinstance(op_name, str) or not isinstance(name, str) \
+                or not isinstance(d["inputs"], list):
+            raise _bad(f"node {k}: op and name must be strings and inputs a list")
+        attrs = {}
+        for key in ("param", "attr", "attrs"):
+            a = d.get(key) or {}
+            if not isinstance(a, dict):
+                raise _bad(f"node {k} ({name}): {key} must be an object")
+            attrs.update({str(a_): str(b) for a_, b in a.items()})
+        entries = [_entry(e, k, f"node {k} ({name}) input") for e in d["inputs"]]
+        inputs = [_output(nodes, nid, out, f"node {k} ({name}) input") for nid, out, _ in entries]
+        versions = [v for _, _, v in entries]
         op = None if op_name == "null" else registry.get(op_name)
         if version < MXNET_VERSION:
             attrs = _hide_keys(attrs)
@@ -96,17 +151,30 @@ def load_json(json_str):
             if version < 900 and not op.variadic:
                 _add_missing_inputs(node)
         nodes.append(node)
-    try:
-        heads = [(nodes[h[0]], int(h[1])) for h in doc["heads"]]
-    except (IndexError, TypeError) as e:
-        raise MXNetError(f"Invalid symbol JSON: bad heads ({e!r})") from None
-    return Symbol(heads)
+    for nid in doc["arg_nodes"]:
+        if not 0 <= _index(nid, "arg_nodes entry") < len(nodes):
+            raise _bad(f"arg_nodes entry {nid}: Check failed: nid < jgraph.nodes.size() "
+                       f"({len(nodes)} nodes)")
+        if nodes[nid].op is not None:
+            raise _bad(f"arg_nodes entry {nid} ({nodes[nid].name}) is an operator, not a "
+                       f"variable")
+    heads = [_entry(h, len(nodes), "head") for h in doc["heads"]]
+    return Symbol([_output(nodes, nid, out, "head") for nid, out, _ in heads])
+
+
+def _output(nodes, nid, out, what):
+    src = nodes[nid]
+    n = src.num_outputs()
+    if out >= n:
+        raise _bad(f"{what} [{nid}, {out}]: node {src.name} has {n} output(s)")
+    return src, out
 
 
 def _version(doc):
-    v = (doc.get("attrs") or {}).get("mxnet_version")
+    a = doc.get("attrs") or {}
+    v = a.get("mxnet_version") if isinstance(a, dict) else None
     if isinstance(v, list) and len(v) == 2:
-        return int(v[1])
+        return _index(v[1], "mxnet_version")
     return 800
 
 
