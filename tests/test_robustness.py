@@ -137,3 +137,23 @@ def test_symbol_loader_refuses_graphs_mxnet_would_miswire(name):
     assert META["json_stricter"][name][0] == "ok"  # MXNet loads a graph unlike the file
     with pytest.raises(MXNetError, match="Invalid symbol JSON"):
         mx.sym.load_json(rc.mutated_json(META["json_base"], name))
+
+
+def test_graph_passes_are_linear():
+    """A 30,000-node chain loads, infers and binds in under 3 s of CPU time (MXNet: well under
+    a second; xnd was quadratic: 8,000 nodes took 39 s). CPU time, not wall time, so a loaded
+    CI machine does not fail it."""
+    import time
+    x = mx.sym.var("data")
+    for _ in range(30000):
+        x = mx.sym.relu(x)
+    text = x.tojson()
+    t0 = time.process_time()
+    s = mx.sym.load_json(text)
+    arg, out, aux = s.infer_shape(data=(2, 3))
+    ex = s.simple_bind(mx.cpu(), data=(2, 3), grad_req="null")
+    spent = time.process_time() - t0
+    assert out == [(2, 3)] and arg == [(2, 3)] and aux == []
+    assert ex.arg_arrays[0].shape == (2, 3)
+    assert s.tojson() == text
+    assert spent < 3.0, f"load + infer_shape + simple_bind took {spent:.2f} s of CPU"
