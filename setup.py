@@ -1,5 +1,6 @@
 """Build hook: put xnd-mxnet.pth (xnd.compat.PTH_LINE) at the root of the
-wheel, so `import mxnet` works after `pip install .` (docs/porting.md)."""
+wheel, so `import mxnet` works after `pip install .` and after `pip install -e .`
+(docs/porting.md)."""
 import ast
 import os
 
@@ -20,7 +21,12 @@ def pth_line():
 class build_py_with_pth(build_py):
     def run(self):
         super().run()
-        with open(os.path.join(self.build_lib, PTH), "w", encoding="utf-8") as f:
+        # an editable install's wheel holds no build_lib files: setuptools' editable_wheel
+        # points `install_lib` at the unpacked wheel, where the .pth goes beside its finder
+        where = (self.get_finalized_command("install").install_lib
+                 if getattr(self, "editable_mode", False) else self.build_lib)
+        os.makedirs(where, exist_ok=True)
+        with open(os.path.join(where, PTH), "w", encoding="utf-8") as f:
             f.write(pth_line() + "\n")
 
     def get_outputs(self, include_bytecode=True):

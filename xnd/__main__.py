@@ -3,10 +3,13 @@
     python -m xnd                      the demo: train, checkpoint and reload two legacy-style
                                        MXNet scripts (xnd/examples/lenet_module.py, gluon_trainer.py)
     python -m xnd demo [--epochs N]    the same, with N epochs each
-    python -m xnd run SCRIPT [ARGS]    run an unmodified MXNet script on xnd
+    python -m xnd run [--no-numpy-compat] SCRIPT [ARGS]
+                                       run an unmodified MXNet script on xnd (numpy 1 aliases
+                                       restored where numpy lacks them: xnd/porting/numpy1.py)
     python -m xnd check PATH...        static porting report of the MXNet APIs a code base uses
     python -m xnd coverage [--markdown] [-o FILE]   what xnd implements (docs/coverage.md)
-    python -m xnd info                 versions, devices, mx.context.num_gpus()
+    python -m xnd info                 versions, devices, mx.context.num_gpus(), numpy
+                                       compatibility, compilation cache, which mxnet imports
     python -m xnd tour                 the tour of MXNet's NDArray (xnd/examples/seed_tour.py)
 """
 
@@ -24,16 +27,21 @@ commands:
                          checkpoints, reloads and checks the reloaded accuracy
   demo [--epochs N]      the same demo, N epochs per script
   run SCRIPT [ARGS...]   run an unmodified MXNet script: `import mxnet` gives xnd;
-                         SCRIPT sees sys.argv == [SCRIPT, ARGS...] and __name__ == '__main__'
+                         SCRIPT sees sys.argv == [SCRIPT, ARGS...] and __name__ == '__main__';
+                         the numpy 1 aliases the installed numpy lacks (np.float, np.int,
+                         np.bool, np.object, np.str, np.long, np.unicode, np.asscalar) are
+                         restored; `run --no-numpy-compat SCRIPT` (or XND_NUMPY_COMPAT=0) does not
   check [--json] [--unknown] PATH...
                          static porting report: parses (never runs) the .py files and .ipynb
                          notebooks under PATH and sorts every MXNet API they use into
-                         supported / unsupported / unknown; exit status 1 if anything is unsupported
+                         supported / unsupported / unknown; exit status 1 if anything is unsupported;
+                         also lists numpy-1-only calls (np.float, np.fromstring binary mode, ...)
   coverage [--markdown] [-o FILE]
                          what xnd implements, from its operator registry and module table
                          (docs/coverage.md is `coverage --markdown -o docs/coverage.md`)
-  info                   print the versions of xnd, jax, jaxlib, numpy, the JAX devices
-                         and mx.context.num_gpus()
+  info                   print the versions of xnd, jax, jaxlib, numpy, the JAX devices,
+                         mx.context.num_gpus(), the numpy compatibility mode, the persistent
+                         compilation cache, and which package `import mxnet` gives
   tour                   run the tour of MXNet's NDArray (xnd/examples/seed_tour.py)
   help                   print this message
 """
@@ -60,6 +68,10 @@ class _FirstMxnetImport:
         from xnd import compat, engine
 
         engine.configure()
+        real = compat.installed_mxnet()
+        if real is not None:   # a real MXNet beside xnd: say which one the script gets
+            print(f"xnd run: `import mxnet` gives xnd; the MXNet installed at {real} is "
+                  "not used", file=sys.stderr)
         compat.alias_mxnet()
         # alias_mxnet() registered `name`; left in sys.modules, the import system would load
         # that module's own spec again (a second run of xnd/__init__.py, without the bound
@@ -68,13 +80,18 @@ class _FirstMxnetImport:
         return compat.MxnetFinder().find_spec(name, path, target)
 
 
-def run_script(path, args=()):
+def run_script(path, args=(), numpy_compat=True):
     """Run `path` as ``python path args...`` would, with ``import mxnet`` aliased
-    to xnd.  Returns 0; SystemExit from the script propagates; an uncaught
-    exception prints its traceback (from the script's frame on) and returns 1."""
+    to xnd, and (``numpy_compat``, unless ``XND_NUMPY_COMPAT=0``) the numpy 1 aliases the
+    installed numpy lacks restored (xnd/porting/numpy1.py).  Returns 0; SystemExit from the
+    script propagates; an uncaught exception prints its traceback (from the script's frame
+    on) and returns 1."""
     if not os.path.exists(path):
         print(f"xnd run: can't open file {path!r}: No such file or directory", file=sys.stderr)
         return 2
+    from xnd.porting import numpy1
+    if numpy_compat and numpy1.enabled():
+        numpy1.restore_aliases()
     if sys.modules.get("mxnet") is None:
         sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _FirstMxnetImport)]
         sys.meta_path.insert(0, _FirstMxnetImport())
@@ -158,9 +175,36 @@ def info():
     print("jaxlib", version("jaxlib"))
     print("numpy", version("numpy", numpy))
     print("python", sys.version.split()[0])
-    print("devices", ", ".join(f"{d.platform}:{d.id}" for d in jax.devices()))
+    print("devices", ", ".join(f"{d.platform}:{d.id}" + ("" if d.platform == "cpu" else
+                                                          f" ({d.device_kind})")
+                               for d in jax.devices()))
     print("num_gpus", mx.context.num_gpus())
+    from xnd.porting import numpy1
+    print("numpy compat", numpy1.mode())
+    print("compilation cache", _cache_state())
+    print("mxnet", _which_mxnet())
     return 0
+
+
+def _cache_state():
+    """JAX's persistent compilation cache as xnd set it up (or JAX's own setting)."""
+    from xnd import _compat_jax
+    path = _compat_jax.config_value("jax_compilation_cache_dir")
+    if not path:
+        return "off"
+    return f"on, {path}"
+
+
+def _which_mxnet():
+    """Which package a plain `import mxnet` gives in this interpreter, and why."""
+    from xnd import compat
+    real = compat.installed_mxnet()
+    if real is not None:
+        return (f"a real MXNet is installed at {real}: a plain `import mxnet` loads it; "
+                "`python -m xnd run` and xnd.compat.alias_mxnet() give xnd")
+    how = ("the xnd-mxnet.pth bootstrap" if compat.bootstrap_installed()
+           else "`python -m xnd run` or xnd.compat.alias_mxnet() (no xnd-mxnet.pth here)")
+    return f"xnd ({os.path.dirname(os.path.abspath(compat.__file__))}), through {how}"
 
 
 def main(argv=None):
@@ -168,8 +212,12 @@ def main(argv=None):
     if not argv:
         return demo()
     cmd, rest = argv[0], argv[1:]
-    if cmd == "run" and rest:
-        return run_script(rest[0], rest[1:])
+    if cmd == "run":
+        compat = True
+        if rest and rest[0] == "--no-numpy-compat":
+            compat, rest = False, rest[1:]
+        if rest:
+            return run_script(rest[0], rest[1:], **({} if compat else {"numpy_compat": False}))
     if cmd == "demo":
         return demo(rest)
     if cmd == "check":

@@ -238,6 +238,25 @@ def alias_mxnet():
     return xnd
 
 
+def installed_mxnet():
+    """Where a real ``mxnet`` package on ``sys.path`` lives (a directory), or None: the
+    module a plain ``import mxnet`` loads instead of xnd, since the bootstrap finder of the
+    ``.pth`` file comes after Python's own path finder."""
+    import os
+    from importlib.machinery import PathFinder
+    spec = PathFinder.find_spec("mxnet")
+    if spec is None:
+        return None
+    if spec.origin and spec.origin not in ("namespace", "built-in"):
+        return os.path.dirname(spec.origin)
+    return next(iter(spec.submodule_search_locations or ()), None)
+
+
+def bootstrap_installed():
+    """Whether this interpreter runs the ``.pth`` bootstrap finder (`PTH_LINE`)."""
+    return any(type(f).__name__ == "XndMxnetBootstrap" for f in sys.meta_path)
+
+
 def find_spec(name, path=None, target=None):
     """Entry point of the bootstrap finder of the ``.pth`` file: install the
     alias on first use, then answer like `MxnetFinder`."""

@@ -21,6 +21,8 @@ Each use is ``supported``, ``unsupported`` (xnd lacks it: the report says
 which part is missing), or ``unknown`` (the chain goes through a value the
 scanner cannot follow: a call whose result it cannot type, an element of a
 list, an attribute that the class does not define and instances may set).
+
+Uses of numpy that only numpy 1.x has (`xnd.porting.numpy1`) are listed too, with the fix.
 """
 import ast
 import collections
@@ -33,6 +35,8 @@ import sys
 import textwrap
 import types
 import warnings
+
+from . import numpy1
 
 SUPPORTED, UNSUPPORTED, UNKNOWN = "supported", "unsupported", "unknown"
 STATUSES = (SUPPORTED, UNSUPPORTED, UNKNOWN)
@@ -1011,8 +1015,9 @@ def _syntax_message(e):
 
 
 def scan_file(path, resolver):
-    """{'path', 'uses': [Use], 'errors': [str]} for one file; never raises for bad input."""
-    result = {"path": path, "uses": [], "errors": []}
+    """{'path', 'uses': [Use], 'numpy1': [dict], 'errors': [str]} for one file; never
+    raises for bad input."""
+    result = {"path": path, "uses": [], "numpy1": [], "errors": []}
     try:
         trees = []
         if path.endswith(".ipynb"):
@@ -1041,6 +1046,7 @@ def scan_file(path, resolver):
                                         f"{type(e).__name__}: {e}")
         if trees:
             result["uses"] = FileScanner(resolver).scan(trees)
+            result["numpy1"] = numpy1.scan(trees)
     except RecursionError:
         result["errors"].append("too deeply nested to scan")
     except OSError as e:
@@ -1055,7 +1061,8 @@ def run_check(paths, resolver=None):
     files = []
     for path, error in iter_files(paths):
         if error is not None:
-            files.append({"path": path, "uses": [], "errors": [error], "missing": True})
+            files.append({"path": path, "uses": [], "numpy1": [], "errors": [error],
+                          "missing": True})
             continue
         files.append(scan_file(path, resolver))
     return _report(files)
@@ -1079,6 +1086,7 @@ def _report(files):
         "files_using_mxnet": sum(1 for f in files if f["uses"]),
         "uses": dict(counts, total=sum(counts.values())),
         "apis": {s: len(apis[s]) for s in STATUSES},
+        "numpy1_uses": sum(len(f["numpy1"]) for f in files),
     }
 
     def top(status):
@@ -1093,7 +1101,8 @@ def _report(files):
         "unsupported_apis": top(UNSUPPORTED),
         "unknown_apis": top(UNKNOWN),
         "files": [{"path": f["path"], "errors": f["errors"],
-                   "uses": [u.as_dict() for u in f["uses"]]} for f in files],
+                   "uses": [u.as_dict() for u in f["uses"]], "numpy1": f["numpy1"]}
+                  for f in files],
     }
 
 
@@ -1112,6 +1121,8 @@ def format_text(report, show_unknown=False, top=15):
             if u["status"] == UNSUPPORTED or (show_unknown and u["status"] == UNKNOWN):
                 reason = f"  ({u['reason']})" if u.get("reason") else ""
                 lines.append(f"{_where(f['path'], u)}: {u['status']} {u['text']}{reason}")
+        for u in f.get("numpy1", ()):
+            lines.append(f"{_where(f['path'], u)}: numpy-1 {u['text']}  ({u['fix']})")
     s = report["summary"]
     u, a = s["uses"], s["apis"]
     if lines:
@@ -1122,6 +1133,9 @@ def format_text(report, show_unknown=False, top=15):
                  f"{u['unsupported']} unsupported, {u['unknown']} unknown")
     lines.append(f"  distinct APIs: {a['supported']} supported, {a['unsupported']} unsupported, "
                  f"{a['unknown']} unknown")
+    if s.get("numpy1_uses"):
+        lines.append(f"  {s['numpy1_uses']} numpy-1-only uses (they fail on numpy 2): fix them "
+                     "as listed, or run on numpy 1 (pip install xnd 'numpy<2')")
     if report["unsupported_apis"] and top:
         lines.append("  most used unsupported APIs:")
         for item in report["unsupported_apis"][:top]:
@@ -1141,6 +1155,8 @@ usage: python -m xnd check [--json] [--unknown] [--top N] PATH...
 Static porting report: every .py file and .ipynb notebook under PATH is parsed (never run)
 and each MXNet API it reaches is looked up in xnd (its module table and operator registry):
 supported, unsupported (listed as path:line) or unknown (the scanner cannot follow the value).
+numpy-1-only calls (removed aliases such as np.float, np.fromstring in binary mode, ...) are
+listed as path:line: numpy-1, with their fix; they do not change the exit status.
 Exit status 0 when everything found is supported, 1 when something is unsupported or a file
 could not be parsed, 2 for a usage error.
 
