@@ -35,6 +35,7 @@ against the bytes left before anything is allocated. No pickle, no eval.
 """
 import math
 import os
+import re
 import secrets
 import struct
 
@@ -318,8 +319,48 @@ def atomic_write_text(fname, text):
     atomic_write(_path(fname), text.encode("utf-8"))
 
 
+def _pid_alive(pid):
+    try:
+        os.kill(pid, 0)  # signal 0: existence check only
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: alive, owned by someone else
+        return True
+    return True
+
+
+def sweep_stale_temps(fname):
+    """Remove ``.NAME.PID.HEX.tmp`` files of this target left by a save that was killed
+    (SIGKILL, power loss) before its ``os.replace``. Only files of the same target whose
+    writer PID no longer exists; never this process's (another thread may be writing) nor a
+    live process's. POSIX only (the PID check needs ``kill(pid, 0)``)."""
+    if os.name != "posix":
+        return []
+    head, tail = os.path.split(fname)
+    pat = re.compile(r"\." + re.escape(tail) + r"\.(\d+)\.[0-9a-f]+\.tmp\Z")
+    removed = []
+    try:
+        names = os.listdir(head or ".")
+    except OSError:
+        return removed
+    for name in names:
+        m = pat.match(name)
+        if m is None:
+            continue
+        pid = int(m.group(1))
+        if pid == os.getpid() or _pid_alive(pid):
+            continue
+        try:
+            os.unlink(os.path.join(head, name))
+            removed.append(name)
+        except OSError:
+            pass
+    return removed
+
+
 def atomic_write(fname, payload):
-    """Temp file in the target's directory, flush + fsync, then ``os.replace``."""
+    """Temp file in the target's directory, flush + fsync, then ``os.replace``; then the
+    stale temporaries of earlier killed saves of the same target are removed."""
     head, tail = os.path.split(fname)
     tmp = os.path.join(head, f'.{tail}.{os.getpid()}.{secrets.token_hex(4)}.tmp')
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
@@ -335,6 +376,7 @@ def atomic_write(fname, payload):
         except OSError:
             pass
         raise
+    sweep_stale_temps(fname)
 
 
 def load(fname):
