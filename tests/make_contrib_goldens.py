@@ -42,11 +42,12 @@ def arr(v, dtype=np.float32):
     return np.asarray(v, dtype=dtype)
 
 
-def case(name, fn, inputs, attrs=None, grad=(), heads="all", compare=None, train=False):
+def case(name, fn, inputs, attrs=None, grad=(), heads="all", compare=None, train=False, aux=()):
     """inputs: list of (name, array); grad: input names that get gradients; compare: output
-    indices to compare (default all); train: record in training mode."""
+    indices to compare (default all); train: record in training mode; aux: inputs whose
+    values after the call are recorded (moving statistics)."""
     CASES.append(dict(name=name, fn=fn, inputs=inputs, attrs=attrs or {}, grad=list(grad),
-                      heads=heads, compare=compare, train=train))
+                      heads=heads, compare=compare, train=train, aux=list(aux)))
 
 
 def boxes(n, lo=0.0, hi=10.0, batch=()):
@@ -263,6 +264,66 @@ case("encdec_valatt", "contrib.interleaved_matmul_encdec_valatt",
      grad=("keys_values", "attention"))
 
 
+# ---- SyncBatchNorm (one device: BatchNorm's numbers) -------------------------------------------
+def _bn_in(c):
+    return [("data", rnd(4, c, 3, 2)), ("gamma", rnd(c, lo=0.5, hi=1.5)), ("beta", rnd(c)),
+            ("moving_mean", rnd(c, scale=0.3)), ("moving_var", rnd(c, lo=0.5, hi=1.5))]
+
+
+case("syncbn_train", "contrib.SyncBatchNorm", _bn_in(3), dict(key="s1", fix_gamma=False),
+     grad=("data", "gamma", "beta"), train=True, heads="first", aux=("moving_mean", "moving_var"))
+case("syncbn_fix_gamma", "contrib.SyncBatchNorm", _bn_in(2), dict(key="s2", momentum=0.7),
+     grad=("data", "gamma", "beta"), train=True, heads="first", aux=("moving_mean", "moving_var"))
+case("syncbn_predict", "contrib.SyncBatchNorm", _bn_in(3), dict(key="s3", eps=1e-4))
+case("syncbn_global", "contrib.SyncBatchNorm", _bn_in(3),
+     dict(key="s4", use_global_stats=True, fix_gamma=False, output_mean_var=True),
+     grad=("data", "gamma"), train=True, heads="first", compare=[0])  # MXNet leaves mean/var unset
+
+
+# ---- BilinearSampler / GridGenerator / SpatialTransformer / Correlation -----------------------
+_SD = rnd(2, 3, 5, 6)
+case("sampler", "BilinearSampler", [("data", _SD), ("grid", rnd(2, 2, 4, 3, lo=-1.3, hi=1.3))],
+     grad=("data", "grid"))
+case("gridgen_affine", "GridGenerator", [("data", rnd(2, 6))],
+     dict(transform_type="affine", target_shape=(4, 5)), grad=("data",))
+case("gridgen_warp", "GridGenerator", [("data", rnd(2, 2, 3, 4, scale=2.0))],
+     dict(transform_type="warp"), grad=("data",))
+case("spatial_transformer", "SpatialTransformer",
+     [("data", _SD), ("loc", arr([[0.9, 0.1, 0.05, -0.2, 1.1, 0.1], [1.2, -0.3, 0.2, 0.2, 0.7, -0.1]]))],
+     dict(target_shape=(4, 4), transform_type="affine", sampler_type="bilinear"),
+     grad=("data", "loc"))
+_C1, _C2 = rnd(2, 3, 7, 8), rnd(2, 3, 7, 8)
+case("correlation", "Correlation", [("data1", _C1), ("data2", _C2)], grad=("data1", "data2"))
+case("correlation_big", "Correlation", [("data1", _C1), ("data2", _C2)],
+     dict(kernel_size=3, max_displacement=2, stride1=2, stride2=1, pad_size=2),
+     grad=("data1", "data2"))
+case("correlation_abs", "Correlation", [("data1", _C1), ("data2", _C2)],
+     dict(kernel_size=1, max_displacement=4, stride1=1, stride2=2, pad_size=3, is_multiply=False),
+     grad=("data1", "data2"))
+
+
+# ---- DeformableConvolution / ModulatedDeformableConvolution ------------------------------------
+_DX = rnd(2, 4, 6, 7)
+DG = ("data", "offset", "weight", "bias")
+case("deform_conv", "contrib.DeformableConvolution",
+     [("data", _DX), ("offset", rnd(2, 18, 4, 5, scale=1.5)), ("weight", rnd(3, 4, 3, 3)),
+      ("bias", rnd(3))], dict(kernel=(3, 3), num_filter=3), grad=DG)
+case("deform_conv_groups", "contrib.DeformableConvolution",
+     [("data", _DX), ("offset", rnd(2, 2 * 2 * 4, 4, 4, scale=1.5)), ("weight", rnd(4, 2, 2, 2)),
+      ("bias", rnd(4))],
+     dict(kernel=(2, 2), stride=(2, 2), pad=(1, 1), dilate=(1, 1), num_filter=4, num_group=2,
+          num_deformable_group=2), grad=DG)
+case("deform_conv_dilate_nobias", "contrib.DeformableConvolution",
+     [("data", _DX), ("offset", rnd(2, 18, 6, 7, scale=2.0)), ("weight", rnd(2, 4, 3, 3))],
+     dict(kernel=(3, 3), pad=(2, 2), dilate=(2, 2), num_filter=2, no_bias=True),
+     grad=("data", "offset", "weight"))
+# ModulatedDeformableConvolution: MXNet 1.9.1 runs it on GPU only (tests/test_contrib_ops.py
+# checks it against a direct evaluation of its formula instead)
+case("err_deform_offset", "contrib.DeformableConvolution",
+     [("data", _DX), ("offset", rnd(2, 8, 4, 5)), ("weight", rnd(3, 4, 3, 3)), ("bias", rnd(3))],
+     dict(kernel=(3, 3), num_filter=3))
+
+
 # ---- recording (on MXNet 1.9.1) ---------------------------------------------------------------
 def _message(e):
     """The first meaningful line of MXNet's error (its C++ stack trace left out)."""
@@ -307,6 +368,9 @@ def run_case(mx, c):
             if n in c["grad"]:
                 arrays[f"grad/{n}"] = v.grad.asnumpy()
     nd.waitall()
+    for n, v in ins:
+        if n in c["aux"]:
+            arrays[f"aux/{n}"] = v.asnumpy()
     return arrays, len(outs)
 
 
@@ -324,7 +388,7 @@ def main():
         meta = dict(fn=c["fn"], attrs={k: list(v) if isinstance(v, tuple) else v
                                        for k, v in c["attrs"].items()},
                     inputs=[n for n, _ in c["inputs"]], grad=c["grad"], heads=c["heads"],
-                    compare=c["compare"], train=c["train"])
+                    compare=c["compare"], train=c["train"], aux=c["aux"])
         for n, a in c["inputs"]:
             arrays[f"{c['name']}/in/{n}"] = a
         try:

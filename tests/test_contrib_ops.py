@@ -96,6 +96,9 @@ def test_gradient(name):
         if n in m["grad"]:
             _close(v.grad.asnumpy(), NPZ[f"{name}/grad/{n}"], f"{name} d/d{n}",
                    CASE_TOL.get(name, TOL))
+    for n, v in zip(m["inputs"], ins):
+        if n in m["aux"]:
+            _close(v.asnumpy(), NPZ[f"{name}/aux/{n}"], f"{name} {n} after the step", TOL)
 
 
 @pytest.mark.parametrize("name", OK)
@@ -109,8 +112,11 @@ def test_symbol_forward(name):
     if m["fn"] == "contrib.boolean_mask":  # a graph needs the output length (xnd's size=)
         attrs["size"] = int(np.count_nonzero(NPZ[f"{name}/in/index"]))
     s = _resolve(mx.sym, m["fn"])(*vs, **attrs)
-    args = {n: mx.nd.array(a, dtype=a.dtype) for n, a in zip(m["inputs"], _inputs(name))}
-    outs = s.bind(mx.cpu(), args).forward()
+    vals = {n: mx.nd.array(a, dtype=a.dtype) for n, a in zip(m["inputs"], _inputs(name))}
+    aux_names = s.list_auxiliary_states()
+    args = {n: v for n, v in vals.items() if n not in aux_names}
+    aux = {n: v for n, v in vals.items() if n in aux_names}
+    outs = s.bind(mx.cpu(), args, aux_states=aux or None).forward()
     assert len(outs) == m["num_outputs"]
     for i in _compared(name, len(outs)):
         _close(outs[i].asnumpy(), NPZ[f"{name}/out/{i}"], f"{name} symbol output {i}",
@@ -126,6 +132,7 @@ ERROR_WORDS = {
     "err_roialign_width": ["rois", "(3,6)", "(num_rois, 5)"],
     "err_roialign_4cols": ["rois", "(6,4)", "(num_rois, 5)"],
     "err_boolean_mask_axis1": ["axis=1", "axis 0"],
+    "err_deform_offset": ["offset", "(2,8,4,5)", "(2,18,4,5)"],
 }
 
 
@@ -179,3 +186,67 @@ def test_contrib_namespaces_are_modules_holding_every_contrib_op():
     assert s.name == "box_nms0" and json.loads(s.tojson())["nodes"][1]["op"] == "_contrib_box_nms"
     assert mx.nd.contrib.box_nms.__name__ == "box_nms"
     assert "registry" not in vars(mx.nd.contrib) and "registry" not in vars(mx.sym.contrib)
+
+
+def _modulated_reference(x, off, mask, wt, bias, stride, pad, dil, gd):
+    """ModulatedDeformableConvolution by its definition, pixel by pixel (float64): MXNet
+    1.9.1 runs this operator on GPU only, so no golden exists."""
+    n, c, h, w = x.shape
+    f, cg, kh, kw = wt.shape
+    oh, ow = off.shape[2:]
+    cols = np.zeros((n, c, kh * kw, oh, ow))
+    for b in range(n):
+        for ch in range(c):
+            g = ch // (c // gd)
+            for i in range(kh):
+                for j in range(kw):
+                    k = i * kw + j
+                    for y in range(oh):
+                        for xx in range(ow):
+                            py = y * stride - pad + i * dil + off[b, g * 2 * kh * kw + 2 * k, y, xx]
+                            px = xx * stride - pad + j * dil + off[b, g * 2 * kh * kw + 2 * k + 1, y, xx]
+                            val = 0.0
+                            if -1 < py < h and -1 < px < w:
+                                y0, x0 = int(np.floor(py)), int(np.floor(px))
+                                for yy, xi, wgt in ((y0, x0, (1 - (py - y0)) * (1 - (px - x0))),
+                                                    (y0, x0 + 1, (1 - (py - y0)) * (px - x0)),
+                                                    (y0 + 1, x0, (py - y0) * (1 - (px - x0))),
+                                                    (y0 + 1, x0 + 1, (py - y0) * (px - x0))):
+                                    if 0 <= yy < h and 0 <= xi < w:
+                                        val += wgt * x[b, ch, yy, xi]
+                            cols[b, ch, k, y, xx] = val * mask[b, g * kh * kw + k, y, xx]
+    out = np.einsum("fck,nckyx->nfyx", wt.reshape(f, cg, kh * kw), cols)
+    return out + bias[None, :, None, None]
+
+
+@pytest.mark.parametrize("gd", [1, 2])
+def test_modulated_deformable_convolution_matches_its_definition(gd):
+    rs = np.random.RandomState(3)
+    x = rs.randn(2, 4, 5, 6)
+    off = rs.randn(2, gd * 18, 5, 6) * 1.5
+    mask = rs.uniform(0, 1, (2, gd * 9, 5, 6))
+    wt, bias = rs.randn(3, 4, 3, 3), rs.randn(3)
+    want = _modulated_reference(x, off, mask, wt, bias, 1, 1, 1, gd)
+    args = [mx.nd.array(v, dtype="float64") for v in (x, off, mask, wt, bias)]
+    got = mx.nd.contrib.ModulatedDeformableConvolution(
+        *args, kernel=(3, 3), pad=(1, 1), num_filter=3, num_deformable_group=gd)
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-10, atol=1e-10)
+    # gradients: the derivative of that formula (central differences on a few entries)
+    for v in args:
+        v.attach_grad()
+    head = rs.randn(*want.shape)
+    with autograd.record():
+        y = mx.nd.contrib.ModulatedDeformableConvolution(
+            *args, kernel=(3, 3), pad=(1, 1), num_filter=3, num_deformable_group=gd)
+    y.backward(mx.nd.array(head, dtype="float64"))
+    ref = [x, off, mask, wt, bias]
+    for pos in range(5):
+        flat = ref[pos].reshape(-1)
+        for e in rs.choice(flat.size, 3, replace=False):
+            hi, lo = [r.copy() for r in ref], [r.copy() for r in ref]
+            hi[pos].reshape(-1)[e] += 1e-6
+            lo[pos].reshape(-1)[e] -= 1e-6
+            fd = np.sum((_modulated_reference(*hi, 1, 1, 1, gd) -
+                         _modulated_reference(*lo, 1, 1, 1, gd)) * head) / 2e-6
+            np.testing.assert_allclose(args[pos].grad.asnumpy().reshape(-1)[e], fd,
+                                       rtol=1e-5, atol=1e-6)

@@ -71,7 +71,7 @@ class Op:
                 self.inputs.append(p.name)
             elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
                 self.inputs.append(p.name)
-            elif p.name == "key":
+            elif p.name == "key" and p.annotation is p.empty:  # annotated: an attribute
                 self.rng = True
             elif p.name == "is_train":
                 self.train = True
