@@ -22,7 +22,7 @@ from .frontend.util import (is_np_array, is_np_shape, np_array, np_shape, set_np
                             use_np, use_np_array, use_np_shape)
 from .frontend import numpy, numpy_extension  # mx.np / mx.npx: the numpy interface
 from .frontend import profiler, runtime, test_utils, viz
-from .frontend import monitor
+from .frontend import monitor, rnn
 from .frontend import image, recordio  # image decoding needs Pillow, imported on first use
 from .frontend import operator
 from .frontend import contrib, library  # contrib's subpackages import on first use

@@ -71,6 +71,7 @@ MXNET_MODULES = {
     "mxnet.module.executor_group": "xnd.frontend.executor_group",
     "mxnet.monitor": "xnd.frontend.monitor",
     "mxnet.mon": "xnd.frontend.monitor",
+    "mxnet.rnn": "xnd.frontend.rnn",
     "mxnet.mod.executor_group": "xnd.frontend.executor_group",
     "mxnet.mod.module": "xnd.frontend.module",
     "mxnet.mod.base_module": "xnd.frontend.module",

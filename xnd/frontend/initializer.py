@@ -459,9 +459,35 @@ class LSTMBias(Initializer):
 
 @register
 class FusedRNN(Initializer):
-    """Initializer for the packed parameters of FusedRNNCell: not implemented in xnd."""
+    """The packed parameter vector of a FusedRNNCell: each gate's weight and bias (as the
+    cell's ``unpack_weights`` names them) is initialized on its own by ``init`` (an
+    initializer or its JSON; None: the global initializer), forget-gate biases of an LSTM
+    are ``forget_bias``, and the pieces are packed back."""
 
-    def __init__(self, *args, **kwargs):
-        from ..base import MXNetError
-        raise MXNetError("mx.init.FusedRNN is not implemented in xnd (it unpacks FusedRNNCell "
-                         "weights); initialize the RNN parameters with another initializer")
+    def __init__(self, init, num_hidden, num_layers, mode, bidirectional=False,
+                 forget_bias=1.0):
+        if isinstance(init, str):
+            klass, kwargs = json.loads(init)
+            init = _REGISTRY[klass.lower()](**kwargs)
+        super().__init__(init=init.dumps() if init is not None else None,
+                         num_hidden=num_hidden, num_layers=num_layers, mode=mode,
+                         bidirectional=bidirectional, forget_bias=forget_bias)
+        self._init = init
+        self._num_hidden, self._num_layers, self._mode = num_hidden, num_layers, mode
+        self._bidirectional, self._forget_bias = bidirectional, forget_bias
+
+    def _init_weight(self, desc, arr):
+        from .rnn import rnn_cell
+        cell = rnn_cell.FusedRNNCell(self._num_hidden, self._num_layers, self._mode,
+                                     self._bidirectional, forget_bias=self._forget_bias,
+                                     prefix="")
+        pieces = cell.unpack_weights({"parameters": arr})
+        for name, piece in pieces.items():
+            sub = InitDesc(name, global_init=getattr(desc, "global_init", None))
+            if self._mode == "lstm" and name.endswith("_f_bias"):
+                piece[:] = self._forget_bias
+            elif self._init is None:
+                sub.global_init(sub, piece)
+            else:
+                self._init(sub, piece)
+        arr[:] = cell.pack_weights(pieces)["parameters"]

@@ -1,0 +1,7 @@
+"""mx.rnn: MXNet 1.9.1's legacy symbolic RNN API (cells, bucketing iterator, checkpoints)."""
+from . import io, rnn, rnn_cell
+from .io import BucketSentenceIter, encode_sentences
+from .rnn import do_rnn_checkpoint, load_rnn_checkpoint, rnn_unroll, save_rnn_checkpoint
+from .rnn_cell import (BaseConvRNNCell, BaseRNNCell, BidirectionalCell, ConvGRUCell,
+                       ConvLSTMCell, ConvRNNCell, DropoutCell, FusedRNNCell, GRUCell, LSTMCell, ModifierCell, ResidualCell, RNNCell, RNNParams,
+                       SequentialRNNCell, ZoneoutCell)
