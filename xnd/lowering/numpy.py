@@ -327,6 +327,8 @@ def _lognormal(k, mean=0.0, sigma=1.0, size=None, dtype=None):
 
 def _multinomial(k, n, pvals, size=None):
     s = _size(size)
+    if jnp.shape(pvals)[-1] == 0:
+        return jnp.zeros(s + (0,), jnp.int64)
     draws = jax.random.categorical(k, jnp.log(jnp.asarray(pvals)), shape=s + (n,))
     return jax.nn.one_hot(draws, len(pvals), dtype=jnp.int64).sum(-2)
 

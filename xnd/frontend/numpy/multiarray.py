@@ -162,24 +162,46 @@ def _np_shape(shape, key):
     return z[key].shape
 
 
-def _mask_key(key, ctx):
+def _bool_mask(k):
+    if isinstance(k, NDArray) and k.dtype == onp.bool_:
+        return k.asnumpy()
+    if isinstance(k, onp.ndarray) and k.dtype == onp.bool_:
+        return k
+    if isinstance(k, list) and k and all(isinstance(e, (bool, onp.bool_)) for e in k):
+        return onp.asarray(k)
+    if isinstance(k, (bool, onp.bool_)):
+        return onp.asarray(k)
+    return None
+
+
+def _mask_key(key, shape, ctx):
     """Boolean masks -> integer index arrays (numpy's nonzero), which advanced indexing
-    then handles; a mask's length must match its axes, as in numpy."""
+    then handles.  A mask must match the axes it covers (numpy's IndexError)."""
     if not isinstance(key, tuple):
         key = (key,)
-    out = []
+    out, dim = [], 0
     for k in key:
-        m = None
-        if isinstance(k, NDArray) and k.dtype == onp.bool_:
-            m = k.asnumpy()
-        elif isinstance(k, onp.ndarray) and k.dtype == onp.bool_:
-            m = k
-        elif isinstance(k, list) and k and all(isinstance(e, (bool, onp.bool_)) for e in k):
-            m = onp.asarray(k)
+        m = _bool_mask(k)
         if m is None:
             out.append(k)
-        else:
-            out.extend(array(i, dtype="int64", ctx=ctx) for i in onp.nonzero(m))
+            if k is Ellipsis:
+                dim = None  # the axes after an Ellipsis are counted from the end: not checked
+            elif k is not None and dim is not None:
+                dim += 1
+            continue
+        if m.ndim == 0:
+            raise IndexError("a 0-d boolean index is only supported on its own (x[True])")
+        if dim is not None:
+            covered = tuple(shape[dim:dim + m.ndim])
+            if covered != m.shape:
+                axis = next((i for i, (c, n) in enumerate(zip(covered, m.shape)) if c != n),
+                            len(covered))
+                have = covered[axis] if axis < len(covered) else 0
+                raise IndexError(f"boolean index did not match indexed array along dimension "
+                                 f"{dim + axis}; dimension is {have} but corresponding boolean "
+                                 f"dimension is {m.shape[axis]}")
+            dim += m.ndim
+        out.extend(array(i, dtype="int64", ctx=ctx) for i in onp.nonzero(m))
     return tuple(out)
 
 
@@ -326,7 +348,10 @@ class ndarray(NDArray):
 
     # ---- indexing ----------------------------------------------------------------------
     def __getitem__(self, key):
-        key = _mask_key(key, self._ctx)
+        m = _bool_mask(key)
+        if m is not None and m.ndim == 0:  # x[True] is x[None], x[False] is x[None][0:0]
+            return self[None] if m else self[None][0:0]
+        key = _mask_key(key, self.shape, self._ctx)
         if _basic(key) and not STATE.recording:
             plan = _core._index_plan(self.shape, key, self._ctx)
             if plan[0] == "view":
@@ -342,8 +367,8 @@ class ndarray(NDArray):
             raise _mixed(value)
         if isinstance(value, onp.ndarray):
             value = array(value, dtype=self.dtype, ctx=self._ctx)
-        NDArray.__setitem__(self, _mask_key(key, self._ctx) if not isinstance(key, slice)
-                            else key, value)
+        NDArray.__setitem__(self, _mask_key(key, self.shape, self._ctx)
+                            if not isinstance(key, slice) else key, value)
 
     # ---- operators -------------------------------------------------------------------
     def __neg__(self):
