@@ -57,7 +57,7 @@ class GraphFunction:
                                              if n.op is not None}
         return calls
 
-    def _run(self, args, aux, key, is_train):
+    def _run(self, args, aux, key, is_train, updating=None):
         env = _layout.Env()
         for n, v in zip(self.arg_nodes, args):
             env.set((n, 0), v)
@@ -81,7 +81,7 @@ class GraphFunction:
                                             else [out])]
             for i, (v, cl) in enumerate(res):
                 env.set((n, i), v, cl)
-            if is_train and n.op.aux_update is not None:
+            if is_train and n.op.aux_update is not None and (updating is None or id(n) in updating):
                 attrs = dict(n.params(), is_train=True) if n.op.train else n.params()
                 ins = [env.get(e) for e in n.inputs]
                 updated = n.op.aux_update(attrs, ins, [v for v, _ in res])  # in op.aux order
@@ -110,11 +110,13 @@ class GraphFunction:
         """jit of (args, aux, key, head_grads) -> (outputs, new aux, grads of masked args)."""
         f = self._fwd_bwd.get(diff_mask)
         if f is None:
+            updating = self._backward_nodes(diff_mask)
+
             def fb(args, aux, key, head_grads):
                 def run(diff):
                     it = iter(diff)
                     full = [next(it) if m else a for a, m in zip(args, diff_mask)]
-                    return self._run(full, aux, key, True)
+                    return self._run(full, aux, key, True, updating)
                 diff = [a for a, m in zip(args, diff_mask) if m]
                 outs, vjp, new_aux = jax.vjp(run, diff, has_aux=True)
                 heads = [jnp.ones_like(o) if h is None else h.astype(o.dtype)
@@ -123,6 +125,22 @@ class GraphFunction:
                 return outs, new_aux, grads
             f = self._fwd_bwd[diff_mask] = xla_options.jit(fb, classic_fusion=self.convolutional)
         return f
+
+
+    def _backward_nodes(self, diff_mask):
+        """Ids of the nodes whose backward MXNet runs: some input's gradient reaches an
+        argument with grad_req != 'null' (not through BlockGrad). MXNet updates BatchNorm's
+        moving statistics in its backward, so only these nodes update their aux states (a
+        BatchNorm on the network input with fixed gamma and beta keeps them)."""
+        diff = {id(n) for n, m in zip(self.arg_nodes, diff_mask) if m}
+        reach = {}
+        for n in self.nodes:  # topological order: inputs first
+            if n.op is None:
+                reach[id(n)] = id(n) in diff
+            else:
+                reach[id(n)] = n.op.name not in _NO_GRAD_OPS and any(
+                    reach.get(id(src), False) for src, _ in n.inputs)
+        return frozenset(i for i, r in reach.items() if r)
 
 
 def _cf_shape(v, cl):

@@ -594,17 +594,20 @@ class _GraphOp:
         run = g._run
         meta = self._meta = {}  # input signature -> (pullback treedef, avals of outs + aux)
 
-        def fn(*vals, is_train=False, save=False, saved=None, key=None):
+        def fn(*vals, is_train=False, save=False, saved=None, key=None, diff=None):
             STATS["graph_traces"] += 1
+            # only BatchNorms whose backward runs update their statistics (as in MXNet)
+            updating = g._backward_nodes(diff) if diff is not None else None
             if not save:
-                outs, new_aux = run(list(vals[:n_args]), list(vals[n_args:]), key, is_train)
+                outs, new_aux = run(list(vals[:n_args]), list(vals[n_args:]), key, is_train,
+                                    updating)
                 return tuple(outs) + tuple(new_aux)
             sig = _sig(vals, is_train)
             if saved:
                 return _from_saved(vals, saved[0], meta[sig][1], n_out)
 
             def f(*xs):
-                o, a = run(list(xs[:n_args]), list(xs[n_args:]), key, is_train)
+                o, a = run(list(xs[:n_args]), list(xs[n_args:]), key, is_train, updating)
                 return tuple(o), tuple(a)
             outs, pullback, new_aux = jax.vjp(f, *vals, has_aux=True)
             leaves, treedef = jax.tree_util.tree_flatten(pullback)
@@ -618,6 +621,7 @@ class _GraphOp:
         sig.append(P("save", P.KEYWORD_ONLY, default=False, annotation=bool))
         sig.append(P("saved", P.KEYWORD_ONLY, default=None, annotation=Dynamic(lambda v: v)))
         sig.append(P("is_train", P.KEYWORD_ONLY, default=False))
+        sig.append(P("diff", P.KEYWORD_ONLY, default=None))
         if rng:
             sig.append(P("key", P.KEYWORD_ONLY, default=None))
         fn.__signature__ = inspect.Signature(sig)
@@ -647,6 +651,13 @@ class _GraphOp:
                 o.__class__ = type(ins[0])
         return outs
 
+    def _diff_mask(self, flat_args):
+        """Which graph arguments get a gradient: parameters with grad_req != 'null', data
+        inputs that autograd tracks."""
+        from ...autograd import tape
+        return tuple((tape.in_graph(flat_args[p]) and tape.grad_req(flat_args[p]) != "null")
+                     if is_arg else p.grad_req != "null" for is_arg, p in self.arg_slots)
+
     def __call__(self, flat_args):
         from ...ndarray import STATE
         ctx = flat_args[0].context
@@ -664,7 +675,8 @@ class _GraphOp:
             return self._predict(ins, ctx)
         recording = STATE.recording and SAVE_RESIDUALS
         holder = []
-        out = invoke(self.op, ins, {"save": recording, "saved": holder})
+        out = invoke(self.op, ins, {"save": recording, "saved": holder,
+                                    "diff": self._diff_mask(flat_args) if recording else None})
         outs = out if isinstance(out, list) else [out]
         if recording:
             entry = outs[0]._ag
