@@ -324,6 +324,28 @@ case("err_deform_offset", "contrib.DeformableConvolution",
      dict(kernel=(3, 3), num_filter=3))
 
 
+# ---- Proposal / MultiProposal ------------------------------------------------------------------
+def _rpn(n, a=6, h=5, w=6):
+    fg = _RS.uniform(0, 1, size=(n, a, h, w))
+    return [("cls_prob", np.concatenate([1 - fg, fg], axis=1).astype(np.float32)),
+            ("bbox_pred", rnd(n, 4 * a, h, w, scale=0.3)),
+            ("im_info", arr([[70, 90, 1.0], [80, 96, 0.5]][:n]))]
+
+
+_RPN = dict(scales=(2, 4), ratios=(0.5, 1, 2), feature_stride=16, rpn_pre_nms_top_n=60,
+            rpn_post_nms_top_n=25, threshold=0.6, rpn_min_size=12)
+case("proposal", "contrib.Proposal", _rpn(1), dict(_RPN, output_score=True),
+     grad=("cls_prob", "bbox_pred"))
+case("proposal_iou_loss", "contrib.Proposal", _rpn(1),
+     dict(_RPN, iou_loss=True, rpn_post_nms_top_n=80, rpn_pre_nms_top_n=-1, threshold=0.3))
+case("err_proposal_im_info", "contrib.Proposal", _rpn(1, a=3, h=4, w=4),
+     dict(scales=(8,), ratios=(0.5, 1, 2), rpn_pre_nms_top_n=30, rpn_post_nms_top_n=10))
+case("proposal_rois_only", "contrib.Proposal", _rpn(1, a=3, h=5, w=6),
+     dict(scales=(8,), ratios=(0.5, 1, 2), rpn_pre_nms_top_n=30, rpn_post_nms_top_n=10))
+case("multi_proposal", "contrib.MultiProposal", _rpn(2), dict(_RPN, output_score=True))
+case("err_proposal_batch", "contrib.Proposal", _rpn(2), _RPN)
+
+
 # ---- recording (on MXNet 1.9.1) ---------------------------------------------------------------
 def _message(e):
     """The first meaningful line of MXNet's error (its C++ stack trace left out)."""

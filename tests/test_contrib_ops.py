@@ -133,6 +133,8 @@ ERROR_WORDS = {
     "err_roialign_4cols": ["rois", "(6,4)", "(num_rois, 5)"],
     "err_boolean_mask_axis1": ["axis=1", "axis 0"],
     "err_deform_offset": ["offset", "(2,8,4,5)", "(2,18,4,5)"],
+    "err_proposal_batch": ["multiple images", "(2,12,5,6)"],
+    "err_proposal_im_info": ["im_info", "(4, 5)", "(4, 4)"],
 }
 
 
