@@ -26,7 +26,7 @@ from . import engine as _engine
 from . import lowering
 from .base import MXNetError
 from .context import Context, current_context
-from .lowering import registry
+from .lowering import host_eval, registry
 from .lowering.dtypes import np_dtype
 
 jax.config.update("jax_enable_x64", True)  # MXNet has real float64/int64 arrays
@@ -51,12 +51,22 @@ STATE = _State()
 _RECENT = collections.deque(maxlen=16)  # weak refs to the newest results, for nd.waitall()
 _ref = weakref.ref
 _new = object.__new__
+_HOST, _HOST_OPS = host_eval.Seen(), host_eval.OPS  # data movement on new shapes: numpy
 
 
 def _wrap(data, ctx):
     x = _new(NDArray)
     x._data, x._ctx, x._base, x._grad, x._ag, x._shared = data, ctx, None, None, None, False
     return x
+
+
+def copy_buffer(value, device):
+    """A new buffer holding ``value`` on ``device``: ``device_put(may_alias=False)`` copies
+    without compiling a copy kernel for each new shape (as ``jnp.array(copy=True)`` does)."""
+    try:
+        return jax.device_put(value, device, may_alias=False)
+    except TypeError:                    # a jax without may_alias
+        return jnp.array(jax.device_put(value, device), copy=True)
 
 
 def _wrap_results(values, ctx):
@@ -250,10 +260,7 @@ class NDArray:
         if isinstance(other, Context):
             if STATE.recording and other == self._ctx:
                 return invoke(registry.get("_copy"), [self], {})
-            data = jax.device_put(self._val(), other.jax_device())
-            if other is self._ctx or data is self._val():
-                data = jnp.array(data, copy=True)
-            return _wrap(data, other)
+            return _wrap(copy_buffer(self._val(), other.jax_device()), other)
         if not isinstance(other, NDArray):
             raise TypeError(f"copyto does not support type {type(other).__name__}")
         if other is self:
@@ -349,7 +356,14 @@ class NDArray:
             _check_ctx("_setitem", self, value)
             val = value._val()
         else:
-            val = jax.device_put(np.asarray(value).astype(dtype), self._ctx.jax_device())
+            host = np.asarray(value).astype(dtype)
+            if (plan[0] == "view" and plan[2] == shape and host.shape != shape
+                    and host.ndim <= len(shape) and math.prod(shape) <= host_eval.MAX_ELEMENTS
+                    and _broadcastable(host.shape, shape)):
+                # a fill (x[:] = 0, every initializer's constants): broadcast on the host,
+                # not by a kernel compiled for each new shape
+                host = np.ascontiguousarray(np.broadcast_to(host, shape))
+            val = jax.device_put(host, self._ctx.jax_device())
         if plan[0] == "view" and not STATE.recording:
             target = plan[2]
             if not _broadcastable(val.shape, target):
@@ -521,11 +535,20 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
             else:
                 res = op.kernel(key, donate)(*vals, *dyn)
         elif vals:
-            kern = op._kernels.get(key)
-            res = (kern or op.kernel(key))(*vals, *dyn)
+            host = _HOST.plan_for(op, key, vals) if op.name in _HOST_OPS else None
+            res = host_eval.run(host, vals, ctx.jax_device()) if host is not None else None
+            if res is None:
+                res = (op._kernels.get(key) or op.kernel(key))(*vals, *dyn)
+            elif len(res) == 1:
+                res = res[0]
         else:
-            with jax.default_device(ctx.jax_device()):
-                res = op.kernel(key)(*dyn)
+            host = _HOST.plan_for(op, key, vals) if op.name in _HOST_OPS else None
+            res = host_eval.run(host, vals, ctx.jax_device()) if host is not None else None
+            if res is None:
+                with jax.default_device(ctx.jax_device()):
+                    res = op.kernel(key)(*dyn)
+            else:
+                res = res[0]
     except MXNetError:
         raise
     except (TypeError, ValueError, IndexError) as e:

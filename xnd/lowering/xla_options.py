@@ -25,6 +25,9 @@ import jax
 import jax.numpy as jnp
 
 from .. import _compat_jax
+from . import compile_cache
+
+compile_cache.setup()   # before xnd's first compilation (the probe below is one)
 
 CPU_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
 CLASSIC_FUSION_OPTIONS = {"xla_cpu_use_fusion_emitters": False}  # convolution training

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...base import MXNetError
 from ...context import Context, cpu, current_context
-from ...ndarray import NDArray, _wrap
+from ...ndarray import NDArray, _wrap, copy_buffer
 from .utils import _brief_print_list, _indent, shape_is_known
 
 __all__ = ["DeferredInitializationError", "Parameter", "Constant", "ParameterDict",
@@ -426,13 +426,12 @@ def _copy_to(data, ctx, dtype):
     """A new root NDArray holding a private copy of ``data``'s value on ``ctx`` (never the
     same buffer: the Trainer donates parameter buffers)."""
     import jax
-    import jax.numpy as jnp
     v = data._val()
     if dtype is not None and v.dtype != np.dtype(dtype):
         v = v.astype(np.dtype(dtype))
     dev = ctx.jax_device()
     if v.devices() == {dev}:
-        v = jnp.array(v, copy=True)
+        v = copy_buffer(v, dev)       # a copy without a compiled kernel per shape
     # committed to the context's device: every parameter array then has the same placement,
     # so compiled graphs are not specialised again when a parameter is later set_data'd
     return _wrap(jax.device_put(v, dev), ctx)
