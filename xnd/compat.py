@@ -39,6 +39,8 @@ MXNET_MODULES = {
     "mxnet.nd.ndarray": "xnd.ndarray",
     "mxnet.nd.random": "xnd.frontend.random",
     "mxnet.nd.linalg": "xnd.frontend.linalg",
+    "mxnet.ndarray.sparse": "xnd.frontend.sparse",
+    "mxnet.nd.sparse": "xnd.frontend.sparse",
     "mxnet.ndarray.contrib": "xnd.frontend.nd_contrib",
     "mxnet.nd.contrib": "xnd.frontend.nd_contrib",
     "mxnet.context": "xnd.context",

@@ -29,6 +29,12 @@ from .context import Context, current_context
 from .lowering import host_eval, registry
 from .lowering.dtypes import np_dtype
 
+py_slice = slice  # MXNet's name for the builtin (its module defines an op called slice)
+# MXNet's storage-type codes; xnd arrays are all 'default' (dense)
+_STORAGE_TYPE_UNDEFINED, _STORAGE_TYPE_DEFAULT = -1, 0
+_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
+
 jax.config.update("jax_enable_x64", True)  # MXNet has real float64/int64 arrays
 # an out= buffer is donated on a guess that the result fits it; when it does not, XLA just
 # allocates, which is the right outcome and not worth a warning to the user
@@ -85,8 +91,18 @@ class NDArray:
     """MXNet's n-dimensional array (mx.nd.NDArray)."""
 
     __slots__ = ("_data", "_ctx", "_base", "_offset", "_shape", "_src", "_grad", "_grad_req",
-                 "_ag", "_shared", "__weakref__")
+                 "_ag", "_shared", "_fresh", "__weakref__")
     __array_priority__ = 1000.0  # numpy defers `np_array + nd_array` to us (we raise TypeError)
+
+    @property
+    def _fresh_grad(self):
+        """MXNet's flag on a marked variable: whether a backward pass has written its
+        gradient since the flag was last cleared (attach_grad/mark_variables clear it)."""
+        return getattr(self, "_fresh", False)
+
+    @_fresh_grad.setter
+    def _fresh_grad(self, value):
+        self._fresh = bool(value)
 
     # ---- buffer access ---------------------------------------------------------------
     def _val(self):
@@ -307,6 +323,7 @@ class NDArray:
         self._grad = _wrap(jnp.zeros(self.shape, self.dtype, device=self._ctx.jax_device()),
                            self._ctx)
         self._grad_req = grad_req
+        self._fresh = False
         self._ag = None
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):

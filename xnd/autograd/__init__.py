@@ -122,6 +122,7 @@ def mark_variables(variables, gradients, grad_reqs="write"):
             raise TypeError("mark_variables: variables and gradients must be NDArrays")
         v._grad = g
         v._grad_req = r
+        v._fresh = False
         v._ag = None
 
 
@@ -147,12 +148,17 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     return engine.run(heads, head_grads, variables, retain_graph, create_graph, train_mode)
 
 
+_SYMBOL_FROM_TAPE = [None]  # installed by the symbol layer (symbol/from_tape.py)
+
+
 def get_symbol(x):
-    """The recorded history of ``x`` as a Symbol: not supported by xnd."""
+    """The recorded history of ``x`` as a Symbol (MXNet's names: var0.., node_0..)."""
     assert isinstance(x, NDArray), \
         f"get_symbol: Invalid argument type, expecting {NDArray}, got {type(x)}"
-    if tape.live_entry(x) is None and tape.grad_req(x) is None:
+    entry = tape.live_entry(x)
+    if entry is None and tape.grad_req(x) is not None:
+        entry = tape.var_entry(x)
+    if entry is None:
         raise MXNetError("NDArray is not part of a computation graph. Did you forget to turn on "
                          "recording?")
-    raise MXNetError("autograd.get_symbol is not supported by xnd: the tape records registry calls, "
-                     "not a Symbol; hybridize a Gluon block or build the Symbol directly instead")
+    return _SYMBOL_FROM_TAPE[0](entry)

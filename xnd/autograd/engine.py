@@ -474,6 +474,7 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
             if g.dtype != dst.dtype:
                 g = g.astype(dst.dtype)
             dst._write(g)
+            t._fresh = True
     else:
         result = []
         for v, g in zip(targets, grads):

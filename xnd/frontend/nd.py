@@ -10,7 +10,7 @@ import sys
 import types
 
 import jax
-import numpy as np
+import numpy as _np  # not `np`: mx.nd.np is the numpy face (numpy_extension sets it)
 
 import importlib
 from .. import serialization
@@ -24,7 +24,7 @@ from ..ndarray import check_kwargs, op_function
 from . import linalg, random  # noqa: F401
 
 ndarray = importlib.import_module("xnd.ndarray")  # mx.nd.ndarray: the NDArray class module
-_SCALARS = (numbers.Number, np.bool_)
+_SCALARS = (numbers.Number, _np.bool_)
 
 
 def _ctx(ctx):
@@ -43,23 +43,23 @@ def array(source_array, ctx=None, dtype=None):
     """nd.array: float32 unless ``dtype`` is given, except that an NDArray source keeps its dtype."""
     if isinstance(source_array, NDArray):
         dt = np_dtype(dtype) if dtype is not None else source_array.dtype
-        return _place(np.asarray(source_array.asnumpy(), dtype=dt), _ctx(ctx or source_array.context))
+        return _place(_np.asarray(source_array.asnumpy(), dtype=dt), _ctx(ctx or source_array.context))
     if isinstance(source_array, (list, tuple)) and any(isinstance(v, NDArray) for v in source_array):
         raise TypeError("source_array must be array like object")
     try:
-        src = np.asarray(source_array)
+        src = _np.asarray(source_array)
     except ValueError:
         raise TypeError("source_array must be array like object") from None
     if src.dtype == object:
         raise TypeError("source_array must be array like object")
-    dt = np_dtype(dtype) if dtype is not None else np.float32
+    dt = np_dtype(dtype) if dtype is not None else _np.float32
     return _place(_cast_np(src, dt), _ctx(ctx))
 
 
 def _cast_np(src, dt):
-    if np.issubdtype(src.dtype, np.floating) and np.issubdtype(dt, np.integer):
-        with np.errstate(invalid="ignore"):
-            return np.trunc(src).astype(np.int64).astype(dt)
+    if _np.issubdtype(src.dtype, _np.floating) and _np.issubdtype(dt, _np.integer):
+        with _np.errstate(invalid="ignore"):
+            return _np.trunc(src).astype(_np.int64).astype(dt)
     return src.astype(dt)
 
 
@@ -72,7 +72,7 @@ def _creation(opname, ctx, out=None, **attrs):
 
 
 def _dt(dtype):
-    return np.dtype(np_dtype(dtype)).name
+    return _np.dtype(np_dtype(dtype)).name
 
 
 def empty(shape, ctx=None, dtype=None):
@@ -90,21 +90,21 @@ def ones(shape, ctx=None, dtype=None, **kwargs):
     return _creation("_ones", ctx, shape=Shape(shape), dtype=_dt(dtype))
 
 
-def full(shape, val, ctx=None, dtype=np.float32, out=None):
+def full(shape, val, ctx=None, dtype=_np.float32, out=None):
     return _creation("_full", ctx, out, shape=Shape(shape), value=float(val), dtype=_dt(dtype))
 
 
-def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=np.float32):
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=_np.float32):
     return _creation("_arange", ctx, start=float(start), stop=None if stop is None else float(stop),
                      step=float(step), repeat=int(repeat), dtype=_dt(dtype))
 
 
-def eye(N, M=0, k=0, ctx=None, dtype=np.float32, **kwargs):
+def eye(N, M=0, k=0, ctx=None, dtype=_np.float32, **kwargs):
     check_kwargs("eye", kwargs)
     return _creation("_eye", ctx, N=N, M=M, k=k, dtype=_dt(dtype))
 
 
-def linspace(start, stop, num, endpoint=True, ctx=None, dtype=np.float32):
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype=_np.float32):
     return _creation("_linspace", ctx, start=float(start), stop=float(stop), num=int(num),
                      endpoint=endpoint, dtype=_dt(dtype))
 
@@ -244,3 +244,7 @@ def _install():
 _install()
 
 from . import nd_contrib as contrib  # noqa: E402,F401  (mx.nd.contrib: the _contrib_* operators)
+from . import nd_image as image  # noqa: E402,F401  (mx.nd.image: the _image_* operators)
+
+
+from . import sparse  # noqa: E402,F401  (mx.nd.sparse; reads the operators installed above)

@@ -3,6 +3,8 @@ operator as a symbol function (``mx.sym.FullyConnected(data=x, num_hidden=10, na
 import sys
 import types
 
+import numpy as np
+
 from ..lowering import registry
 from .executor import Executor  # noqa: F401
 from .json_io import load, load_json  # noqa: F401
@@ -100,7 +102,40 @@ def _install():
             setattr(mod, name, f)
 
 
+def _scalar_binary(name, op, sop, rsop, hint, scalar_fn):
+    """MXNet's symbol.maximum/minimum/pow/power/hypot: the elementwise op for two Symbols
+    (no broadcasting), its scalar forms for a Symbol and a number, a number for two
+    numbers; nodes named after MXNet's CamelCase aliases (_maximum0, _maximumscalar0)."""
+    def fn(left, right):
+        if isinstance(left, Symbol) and isinstance(right, Symbol):
+            return _create(op, [left, right], {}, None, hint)
+        if isinstance(left, Symbol) and isinstance(right, _Number):
+            return _create(sop, [left], {"scalar": right}, None, hint + "scalar")
+        if isinstance(right, Symbol) and isinstance(left, _Number):
+            return _create(rsop, [right], {"scalar": left}, None,
+                           ("_r" + hint[1:] if rsop.startswith("_r") else hint) + "scalar")
+        if isinstance(left, _Number) and isinstance(right, _Number):
+            return scalar_fn(left, right)
+        raise TypeError(f"types ({type(left)}, {type(right)}) not supported")
+    fn.__name__ = name
+    return fn
+
+
+_Number = (int, float, np.number)
+maximum = _scalar_binary("maximum", "_maximum", "_maximum_scalar", "_maximum_scalar",
+                         "_maximum", lambda a, b: a if a > b else b)
+minimum = _scalar_binary("minimum", "_minimum", "_minimum_scalar", "_minimum_scalar",
+                         "_minimum", lambda a, b: a if a < b else b)
+pow = power = _scalar_binary("power", "_power", "_power_scalar", "_rpower_scalar", "_power",
+                             lambda a, b: a ** b)
+hypot = _scalar_binary("hypot", "_hypot", "_hypot_scalar", "_hypot_scalar", "_hypot",
+                       lambda a, b: float(np.hypot(a, b)))
+
 _install()
 _install_methods()
 
 from . import contrib  # noqa: E402,F401  (mx.sym.contrib: the _contrib_* operators)
+from . import sparse  # noqa: E402,F401  (mx.sym.sparse: dense operators under MXNet's names)
+from . import from_tape as _from_tape  # noqa: E402
+
+_from_tape.install()  # autograd.get_symbol
