@@ -346,6 +346,21 @@ case("multi_proposal", "contrib.MultiProposal", _rpn(2), dict(_RPN, output_score
 case("err_proposal_batch", "contrib.Proposal", _rpn(2), _RPN)
 
 
+# ---- DeformablePSROIPooling --------------------------------------------------------------------
+_DPS = rnd(2, 2 * 3 * 3, 8, 10)
+case("dpsroi", "contrib.DeformablePSROIPooling",
+     [("data", _DPS), ("rois", _ROIS), ("trans", rnd(6, 4, 3, 3, scale=0.5))],
+     dict(spatial_scale=1.0, output_dim=2, group_size=3, pooled_size=3, sample_per_part=2,
+          trans_std=0.1), grad=("data", "trans"))
+case("dpsroi_parts", "contrib.DeformablePSROIPooling",
+     [("data", _DPS), ("rois", _ROIS2), ("trans", rnd(6, 2, 2, 2, scale=0.5))],
+     dict(spatial_scale=0.5, output_dim=2, group_size=3, pooled_size=4, part_size=2,
+          sample_per_part=3, trans_std=0.2), grad=("data", "trans"))
+case("dpsroi_no_trans", "contrib.DeformablePSROIPooling", [("data", _DPS), ("rois", _ROIS)],
+     dict(spatial_scale=1.0, output_dim=2, group_size=3, pooled_size=3, no_trans=True),
+     grad=("data",))
+
+
 # ---- recording (on MXNet 1.9.1) ---------------------------------------------------------------
 def _message(e):
     """The first meaningful line of MXNet's error (its C++ stack trace left out)."""

@@ -1,4 +1,5 @@
-"""Region-of-interest pooling: ``ROIPooling``, ``_contrib_ROIAlign``, ``_contrib_PSROIPooling``.
+"""Region-of-interest pooling: ``ROIPooling``, ``_contrib_ROIAlign``, ``_contrib_PSROIPooling``
+and ``_contrib_DeformablePSROIPooling``.
 
 Each pooled bin is a weighted sum (or max) over a rectangle of the feature map that is a
 product of a row window and a column window, so the ops build, per ROI, a (pooled, H) row
@@ -210,3 +211,86 @@ def psroi_pooling(data, rois, *, spatial_scale: Float, output_dim: Int, pooled_s
     s = _pool(data, batch, mh, mw, chan)
     return jnp.where(area[:, None] > 0, s / jnp.maximum(area, 1)[:, None].astype(dt),
                      jnp.zeros((), dt))
+
+
+# ---- DeformablePSROIPooling ------------------------------------------------------------------
+def _dpsroi_visible(attrs):
+    return 1
+
+
+@register("_contrib_DeformablePSROIPooling", num_outputs=2, num_visible=_dpsroi_visible,
+          output_names=("output", "top_count"))
+def deformable_psroi_pooling(data, rois, trans=None, *, spatial_scale: Float, output_dim: Int,
+                             group_size: Int, pooled_size: Int, part_size: Int = 0,
+                             sample_per_part: Int = 1, trans_std: Float = 0.0,
+                             no_trans: Bool = False):
+    """Deformable position-sensitive pooling (Deformable R-FCN): bin (i, j) of class-channel
+    c averages sample_per_part^2 bilinear samples of channel (c * G + gi) * G + gj, its start
+    shifted by trans (N_rois, 2 * classes, part_size, part_size) * trans_std * the ROI size;
+    the ROI corners are rounded, scaled and moved by -0.5. Samples beyond half a pixel
+    outside the map are left out of the mean; inside it they are clamped to the map (and
+    trans gets the interpolation's slope there, as in MXNet). Returns (out, top_count)."""
+    op = "_contrib_DeformablePSROIPooling"
+    _check(op, data, rois)
+    if not no_trans and trans is None:
+        raise MXNetError(f"Operator {op}: expects 3 inputs [data, rois, trans] "
+                         f"(no_trans=False)")
+    n, c, h, w = data.shape
+    g, p = group_size, pooled_size
+    part = part_size if part_size > 0 else p
+    if c != output_dim * g * g:
+        raise MXNetError(f"Operator {op}: data has {c} channels, expected output_dim * "
+                         f"group_size^2 = {output_dim * g * g}")
+    dt = data.dtype
+    r = lax.stop_gradient(rois).astype(dt)
+    nr = r.shape[0]
+    batch = r[:, 0].astype(jnp.int32)
+    rnd = lambda v: jnp.sign(v) * jnp.floor(jnp.abs(v) + 0.5)  # noqa: E731 (C's round)
+    x1, y1 = rnd(r[:, 1]) * spatial_scale - 0.5, rnd(r[:, 2]) * spatial_scale - 0.5
+    x2, y2 = (rnd(r[:, 3]) + 1.0) * spatial_scale - 0.5, (rnd(r[:, 4]) + 1.0) * spatial_scale - 0.5
+    rw, rh = jnp.maximum(x2 - x1, 0.1), jnp.maximum(y2 - y1, 0.1)
+    bw, bh = rw / p, rh / p
+    pi = jnp.arange(p)
+    part_i = jnp.floor(pi.astype(dt) / p * part).astype(jnp.int32)
+    if no_trans or trans is None:
+        tx = ty = jnp.zeros((nr, output_dim, p, p), dt)
+    else:
+        if trans.ndim != 4 or trans.shape[0] != nr or trans.shape[2:] != (part, part) or \
+                trans.shape[1] % 2:
+            raise MXNetError(f"Operator {op}: trans {fmt(trans.shape)} must be ({nr}, "
+                             f"2 * num_classes, {part}, {part})")
+        classes = trans.shape[1] // 2
+        cls = jnp.arange(output_dim) // (output_dim // classes)
+        t = trans.reshape(nr, classes, 2, part, part).astype(dt) * trans_std
+        sel = t[:, cls][:, :, :, part_i][:, :, :, :, part_i]                       # (R,D,2,P,P)
+        tx, ty = sel[:, :, 0], sel[:, :, 1]
+    ws = pi[None, None, None, :] * bw[:, None, None, None] + x1[:, None, None, None] + \
+        tx * rw[:, None, None, None]                                                # (R,D,P,P)
+    hs = pi[None, None, :, None] * bh[:, None, None, None] + y1[:, None, None, None] + \
+        ty * rh[:, None, None, None]
+    k = jnp.arange(sample_per_part, dtype=dt)
+    sw = ws[..., None, None] + k[None, :] * (bw / sample_per_part)[:, None, None, None, None, None]
+    sh = hs[..., None, None] + k[:, None] * (bh / sample_per_part)[:, None, None, None, None, None]
+    sw, sh = jnp.broadcast_arrays(sw, sh)                                          # (R,D,P,P,S,S)
+    ok = (sw >= -0.5) & (sw <= w - 0.5) & (sh >= -0.5) & (sh <= h - 0.5)
+    # clamp to the map; the slope still reaches trans (MXNet's backward ignores the clamp)
+    xc = sw + lax.stop_gradient(jnp.clip(sw, 0, w - 1) - sw)
+    yc = sh + lax.stop_gradient(jnp.clip(sh, 0, h - 1) - sh)
+    xl, yl = jnp.floor(lax.stop_gradient(xc)), jnp.floor(lax.stop_gradient(yc))
+    xh, yh = jnp.ceil(lax.stop_gradient(xc)), jnp.ceil(lax.stop_gradient(yc))
+    dx, dy = xc - xl, yc - yl
+    gi = jnp.clip(jnp.floor(pi * g / p).astype(jnp.int32), 0, g - 1)
+    chan = (jnp.arange(output_dim)[:, None, None] * g + gi[None, :, None]) * g + gi[None, None, :]
+    img = data[jnp.clip(batch, 0, n - 1)].reshape(nr, c, h * w)
+    base = (chan * (h * w))[None, :, :, :, None, None]                              # (1,D,P,P,1,1)
+
+    def at(yy, xx):
+        idx = base + yy.astype(jnp.int32) * w + xx.astype(jnp.int32)
+        return jnp.take_along_axis(img.reshape(nr, -1), idx.reshape(nr, -1), axis=1).reshape(idx.shape)
+
+    val = (1 - dx) * (1 - dy) * at(yl, xl) + (1 - dx) * dy * at(yh, xl) + \
+        dx * (1 - dy) * at(yl, xh) + dx * dy * at(yh, xh)
+    val = jnp.where(ok, val, 0)
+    count = jnp.sum(ok, axis=(-2, -1)).astype(dt)
+    out = jnp.where(count > 0, jnp.sum(val, axis=(-2, -1)) / jnp.maximum(count, 1), 0)
+    return out.astype(dt), count

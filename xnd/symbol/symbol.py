@@ -443,6 +443,7 @@ _CONDITIONAL_INPUTS = {
     "data_lengths": lambda p: p.get("use_data_lengths", False),
     "label_lengths": lambda p: p.get("use_label_lengths", False),
     "like": lambda p: p.get("mode") == "like",  # BilinearResize2D
+    "trans": lambda p: not p.get("no_trans", False),  # DeformablePSROIPooling
 }
 
 
