@@ -89,15 +89,18 @@ def main(argv=None):
     failed, raw = False, {}
     for name in names:
         w = __import__(f"workloads.{name}", fromlist=["_"])
+        w_impls = [i for i in impls if i in getattr(w, "IMPLS", impls)]   # e.g. no JAX twin
+        if not w_impls:
+            continue
         rounds = []
         for r in range(a.repeats):
-            order = impls[r % len(impls):] + impls[:r % len(impls)]
+            order = w_impls[r % len(w_impls):] + w_impls[:r % len(w_impls)]
             rounds.append({i: run_child(python[i], i, name, a.quick) for i in order})
             print(f"  {name} round {r + 1}/{a.repeats}: " + ", ".join(
                 f"{i} {fmt(x['metrics'][next(iter(w.METRICS))]) if x else 'FAILED'}"
                 for i, x in rounds[-1].items()), file=sys.stderr, flush=True)
         failed |= any(x is None for rd in rounds for x in rd.values())
-        report(name, w, rounds, impls)
+        report(name, w, rounds, w_impls)
         raw[name] = rounds
     if a.json:
         with open(a.json, "w") as f:

@@ -11,8 +11,15 @@
                              "mxnet"/"jax" (median of per-round xnd/that ratios) or None
                              (median of xnd's own values)
 
+Time-to-first-result workloads (``first_*.py``) set ``FIRST_RESULT = True`` (and ``WARM``,
+``IMPLS``): benchmarks/child.py then runs them without warm-up in fresh processes over a
+new compilation cache and hands ``metrics`` the cold (and warm) results; see _first.py.
+
 The returned dict may hold a float "check" (a checksum of the result, computed after the
 final wait) that the runner compares across implementations.
 """
 NAMES = ["eager_small_ops", "chained_dot", "out_inplace", "lenet_eager", "resnet18_infer", "lenet_train",
-         "mlp_module", "zoo_resnet18_v1", "zoo_mobilenet1_0"]
+         "mlp_module", "zoo_resnet18_v1", "zoo_mobilenet1_0",
+         # time to first result (FIRST_RESULT: fresh processes, no warm-up; see _first.py)
+         "first_resnet18_train", "first_resnet18_hybrid", "first_fit10", "first_broadcast",
+         "first_get_model"]
