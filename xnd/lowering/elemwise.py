@@ -156,9 +156,17 @@ def _scalar(f, reverse=False):
 
 
 def same_shapes(attrs, shapes):
-    """Graph shape inference: every input of a same-shape op has the known input's shape."""
-    known = next((s for s in shapes if s is not None), None)
-    return [known if s is None else s for s in shapes]
+    """Graph shape inference: every input of a same-shape op has the same shape. Partly
+    known shapes (0 = unknown dim) complete each other dimension by dimension, as MXNet's
+    elementwise shape function does ((0, 10) and (12, 0) are both (12, 10))."""
+    known = [s for s in shapes if s is not None]
+    if not known:
+        return list(shapes)
+    if len({len(s) for s in known}) != 1:
+        return [known[0] if s is None else s for s in shapes]
+    merged = tuple(next((d for d in dims if d), 0) for dims in zip(*known))
+    fits = lambda s: all(d in (0, m) for d, m in zip(s, merged))  # noqa: E731
+    return [merged if s is None or fits(s) else s for s in shapes]
 
 
 for _base, (_same, _bcast, _sc) in _NAMES.items():
@@ -248,8 +256,8 @@ for _names, _f in UNARY_ANY.items():
 @register("smooth_l1")
 def smooth_l1(data, *, scalar: Float = 1.0):
     """f(x) = 0.5 (sigma x)^2 if |x| < 1/sigma^2 else |x| - 0.5/sigma^2, sigma = ``scalar``."""
-    s2 = np.float64(scalar) * np.float64(scalar)
-    with np.errstate(divide="ignore"):  # scalar=0: 1/sigma^2 is inf, so every x is quadratic (0)
+    with np.errstate(divide="ignore", over="ignore"):  # scalar=0: 1/sigma^2 is inf, so
+        s2 = np.float64(scalar) * np.float64(scalar)     # every x is quadratic (0)
         inv = np.float64(1.0) / s2
     ax = jnp.abs(data)
     return jnp.where(ax < inv, 0.5 * s2 * data * data, ax - 0.5 * inv).astype(data.dtype)

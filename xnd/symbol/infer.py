@@ -235,7 +235,7 @@ def infer_shape(sym, args, kwargs, partial):
 
 
 @graph_pass
-def infer_type(sym, args, kwargs):
+def infer_type(sym, args, kwargs, partial=False):
     from ..lowering.dtypes import np_dtype
     known = {k: np_dtype(v) for k, v in _named(sym, args, kwargs).items()}
     nodes = topo(sym._outputs)
@@ -271,6 +271,6 @@ def infer_type(sym, args, kwargs):
     arg_t = [dt.get((id(n), 0)) for n in nodes if n.op is None and id(n) not in aux]
     aux_t = [dt.get((id(n), 0)) for n in nodes if n.op is None and id(n) in aux]
     out_t = [dt.get((id(n), i)) for n, i in sym._outputs]
-    if any(t is None for t in arg_t + aux_t + out_t):
+    if not partial and any(t is None for t in arg_t + aux_t + out_t):
         return None, None, None
     return arg_t, out_t, aux_t

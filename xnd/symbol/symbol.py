@@ -17,7 +17,7 @@ import json
 import numpy as np
 
 from .. import attribute, name as _name
-from ..base import MXNetError
+from ..base import MXNetError, NotImplementedForSymbol
 from ..lowering import registry
 from ..lowering.dtypes import np_dtype
 
@@ -184,12 +184,22 @@ class Symbol:
         return Symbol(entries)
 
     def get_children(self):
-        if len(self._outputs) != 1:
-            raise MXNetError("get_children is only defined for a single-output symbol")
-        node = self._outputs[0][0]
-        if node.op is None or not node.inputs:
-            return None
-        return Symbol(list(node.inputs))
+        """The inputs of this symbol's node(s), as one grouped Symbol; None for a variable.
+        A multi-output op (SliceChannel) has one node, whose inputs are the children."""
+        nodes = list({id(n): n for n, _ in self._outputs}.values())
+        entries = [e for n in nodes if n.op is not None for e in n.inputs]
+        return Symbol(entries) if entries else None
+
+    def __bool__(self):
+        raise NotImplementedForSymbol(self.__bool__, "bool")
+
+    def __getstate__(self):
+        """Pickles as MXNet does: the symbol's JSON."""
+        return {"handle": self.tojson()}
+
+    def __setstate__(self, state):
+        from .json_io import load_json
+        self._outputs = load_json(state["handle"])._outputs
 
     def __getitem__(self, index):
         if isinstance(index, str):
@@ -365,6 +375,11 @@ class Symbol:
         from .infer import infer_type
         return infer_type(self, args, kwargs)
 
+    def infer_type_partial(self, *args, **kwargs):
+        """infer_type that reports None for the types it cannot decide (MXNet's partial)."""
+        from .infer import infer_type
+        return infer_type(self, args, kwargs, partial=True)
+
     def tojson(self, remove_amp_cast=True):
         from .json_io import to_json
         return to_json(self)
@@ -421,6 +436,10 @@ def attr_str(v):
         return v
     if isinstance(v, type) and issubclass(v, np.generic) or isinstance(v, np.dtype):
         return np.dtype(v).name
+    if isinstance(v, (tuple, list)):  # numpy 2 prints np.int64(0) inside a tuple; MXNet saw 0
+        v = type(v)(x.item() if isinstance(x, np.generic) else x for x in v)
+    elif isinstance(v, np.generic):
+        v = v.item()
     return str(v)
 
 
