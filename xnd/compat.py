@@ -43,6 +43,8 @@ MXNET_MODULES = {
     "mxnet.nd.sparse": "xnd.frontend.sparse",
     "mxnet.ndarray.contrib": "xnd.frontend.nd_contrib",
     "mxnet.nd.contrib": "xnd.frontend.nd_contrib",
+    "mxnet.ndarray.image": "xnd.frontend.nd_image",
+    "mxnet.nd.image": "xnd.frontend.nd_image",
     "mxnet.context": "xnd.context",
     "mxnet.base": "xnd.base",
     "mxnet.autograd": "xnd.autograd",

@@ -442,3 +442,12 @@ def color_normalize(src, mean, std=None):
     if std is not None:
         src /= _broadcastable(std, len(src.shape))
     return src
+
+
+def _install_resize():
+    """nd.image.resize / sym.image.resize (``_image_resize``) run this module's cv::resize."""
+    from ..lowering import image as _lowering_image
+    _lowering_image.RESIZE = _resize
+
+
+_install_resize()

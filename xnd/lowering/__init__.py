@@ -3,5 +3,5 @@ from . import (attention, boxes, contrib_index, conv, ctc, deformable, elemwise,
                index, indexing, linalg, loss, multibox, nn, norm, optimizer_ops, random,
                proposal, reduce, resize, rnn, roi, sampling, shape, softmax,
                sync_batchnorm)  # (registration)
-from . import core_extra, custom, multi_tensor  # noqa: F401 (registration)
+from . import core_extra, custom, image, multi_tensor  # noqa: F401 (registration)
 from .registry import all_ops, exists, get, register  # noqa: F401

@@ -135,6 +135,7 @@ _install()
 _install_methods()
 
 from . import contrib  # noqa: E402,F401  (mx.sym.contrib: the _contrib_* operators)
+from . import image  # noqa: E402,F401  (mx.sym.image: the _image_* operators)
 from . import sparse  # noqa: E402,F401  (mx.sym.sparse: dense operators under MXNet's names)
 from . import from_tape as _from_tape  # noqa: E402
 

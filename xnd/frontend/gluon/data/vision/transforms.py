@@ -10,7 +10,7 @@ import random
 import numpy as np
 
 from .....ndarray import NDArray
-from ....image import scale_down
+from ....image import _resize as _cv_resize, scale_down
 from ...block import Block
 from ...nn.basic_layers import Sequential
 
@@ -104,35 +104,16 @@ class Normalize(Block):
         return _out(((a - mean) / std).astype(a.dtype), x)
 
 
-def _resize_hwc(a, w, h):
-    """Bilinear resize with OpenCV's pixel-centre convention (INTER_LINEAR)."""
-    H, W = a.shape[:2]
-    if (H, W) == (h, w):
-        return a.copy()
-    src = a.astype(np.float64)
-
-    def coords(n_out, n_in):
-        scale = n_in / n_out
-        x = (np.arange(n_out) + 0.5) * scale - 0.5
-        x0 = np.floor(x).astype(np.int64)
-        f = x - x0
-        f = np.where(x0 < 0, 0.0, f)
-        x0 = np.clip(x0, 0, n_in - 1)
-        x1 = np.clip(x0 + 1, 0, n_in - 1)
-        f = np.where(x0 >= n_in - 1, 0.0, f)
-        return x0, x1, f
-    y0, y1, fy = coords(h, H)
-    x0, x1, fx = coords(w, W)
-    top = src[y0][:, x0] * (1 - fx)[None, :, None] + src[y0][:, x1] * fx[None, :, None]
-    bot = src[y1][:, x0] * (1 - fx)[None, :, None] + src[y1][:, x1] * fx[None, :, None]
-    out = top * (1 - fy)[:, None, None] + bot * fy[:, None, None]
-    return _cast_back(out, a.dtype)
+def _resize_hwc(a, w, h, interp=1):
+    """``mx.image.imresize``'s pixels (OpenCV's cv::resize, method ``interp``), as MXNet's
+    transforms get through ``image.resize``/``imresize``."""
+    return _cv_resize(a, int(w), int(h), int(interp))
 
 
-def _resize_any(a, w, h):
+def _resize_any(a, w, h, interp=1):
     if a.ndim == 3:
-        return _resize_hwc(a, w, h)
-    return np.stack([_resize_hwc(img, w, h) for img in a])
+        return _resize_hwc(a, w, h, interp)
+    return np.stack([_resize_hwc(img, w, h, interp) for img in a])
 
 
 def _target_size(size, keep_ratio, H, W):
@@ -159,13 +140,13 @@ class Resize(Block):
         a = _np(x)
         H, W = a.shape[-3:-1]
         w, h = _target_size(self._size, self._keep, H, W)
-        return _out(_resize_any(a, w, h), x)
+        return _out(_resize_any(a, w, h, self._interpolation), x)
 
 
-def _fixed_crop(a, x0, y0, w, h, size=None):
+def _fixed_crop(a, x0, y0, w, h, size=None, interp=1):
     out = a[y0:y0 + h, x0:x0 + w]
     if size is not None and (w, h) != tuple(size):
-        out = _resize_hwc(out, size[0], size[1])
+        out = _resize_hwc(out, size[0], size[1], interp)
     return out
 
 
@@ -185,7 +166,7 @@ class CenterCrop(Block):
         new_w, new_h = scale_down((w, h), self._size)
         x0 = int((w - new_w) / 2)
         y0 = int((h - new_h) / 2)
-        return _out(_fixed_crop(a, x0, y0, new_w, new_h, self._size), x)
+        return _out(_fixed_crop(a, x0, y0, new_w, new_h, self._size, self._interpolation), x)
 
 
 class CropResize(Block):
@@ -200,10 +181,11 @@ class CropResize(Block):
     def forward(self, x):
         a = _np(x)
         if a.ndim == 3:
-            out = _fixed_crop(a, self._x, self._y, self._width, self._height, self._size)
+            out = _fixed_crop(a, self._x, self._y, self._width, self._height, self._size,
+                              self._interpolation)
         else:
             out = np.stack([_fixed_crop(i, self._x, self._y, self._width, self._height,
-                                        self._size) for i in a])
+                                        self._size, self._interpolation) for i in a])
         return _out(out, x)
 
 
@@ -233,7 +215,7 @@ class RandomResizedCrop(Block):
             if new_w <= w and new_h <= h:
                 x0 = random.randint(0, w - new_w)
                 y0 = random.randint(0, h - new_h)
-                return _out(_fixed_crop(a, x0, y0, new_w, new_h, self._size), x)
+                return _out(_fixed_crop(a, x0, y0, new_w, new_h, self._size, self._interpolation), x)
         return CenterCrop(self._size, self._interpolation)(x)
 
 
