@@ -245,7 +245,6 @@ _install()
 
 from . import nd_contrib as contrib  # noqa: E402,F401  (mx.nd.contrib: the _contrib_* operators)
 from . import nd_image as image  # noqa: E402,F401  (mx.nd.image: the _image_* operators)
-from . import nd_image as image  # noqa: E402,F401  (mx.nd.image: the _image_* operators)
 
 
 from . import sparse  # noqa: E402,F401  (mx.nd.sparse; reads the operators installed above)
