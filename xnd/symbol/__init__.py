@@ -3,7 +3,7 @@ operator as a symbol function (``mx.sym.FullyConnected(data=x, num_hidden=10, na
 import sys
 import types
 
-import numpy as np
+import numpy as _np  # not `np`: mx.sym.np is the numpy face (numpy_extension sets it)
 
 from ..lowering import registry
 from .executor import Executor  # noqa: F401
@@ -121,7 +121,7 @@ def _scalar_binary(name, op, sop, rsop, hint, scalar_fn):
     return fn
 
 
-_Number = (int, float, np.number)
+_Number = (int, float, _np.number)
 maximum = _scalar_binary("maximum", "_maximum", "_maximum_scalar", "_maximum_scalar",
                          "_maximum", lambda a, b: a if a > b else b)
 minimum = _scalar_binary("minimum", "_minimum", "_minimum_scalar", "_minimum_scalar",
@@ -129,7 +129,7 @@ minimum = _scalar_binary("minimum", "_minimum", "_minimum_scalar", "_minimum_sca
 pow = power = _scalar_binary("power", "_power", "_power_scalar", "_rpower_scalar", "_power",
                              lambda a, b: a ** b)
 hypot = _scalar_binary("hypot", "_hypot", "_hypot_scalar", "_hypot_scalar", "_hypot",
-                       lambda a, b: float(np.hypot(a, b)))
+                       lambda a, b: float(_np.hypot(a, b)))
 
 _install()
 _install_methods()

@@ -735,7 +735,7 @@ class HybridBlock(Block):
             params = {i: j.var().as_np_ndarray() if np_mode else j.var()
                       for i, j in self._reg_params.items()}
             with self.name_scope():
-                out = self.hybrid_forward(_sym_F(sym, np_mode), *grouped, **params)
+                out = self.hybrid_forward(sym, *grouped, **params)
             out, self._out_format = _flatten(out, "output")
             self._cached_graph = data_syms, sym.Group(out)
         return self._cached_graph
@@ -911,10 +911,10 @@ class HybridBlock(Block):
                 for _, v in self.params.items():
                     v._finish_deferred_init()
                 params = {k: v.data(ctx) for k, v in self._reg_params.items()}
-            return self.hybrid_forward(_nd_F(), x, *args, **params)
+            return self.hybrid_forward(_nd(), x, *args, **params)
         params = {i: j.var() for i, j in self._reg_params.items()}
         with self.name_scope():
-            return self.hybrid_forward(_sym_F(_sym(), _is_np_array()), x, *args, **params)
+            return self.hybrid_forward(_sym(), x, *args, **params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override to implement the computation with ``F`` (nd or sym)."""
@@ -932,22 +932,6 @@ def _flat_leaves(args):
 def _is_np_array():
     from ..util import is_np_array
     return is_np_array()
-
-
-def _nd_F():
-    """hybrid_forward's F when eager: mx.nd, or in numpy mode mx.nd with F.np/F.npx."""
-    if not _is_np_array():
-        return _nd()
-    from ..numpy_extension import NDARRAY_F
-    return NDARRAY_F
-
-
-def _sym_F(sym, np_mode):
-    """hybrid_forward's F when tracing: mx.sym, or in numpy mode mx.sym with F.np/F.npx."""
-    if not np_mode:
-        return sym
-    from ..numpy_extension import SYMBOL_F
-    return SYMBOL_F
 
 
 def _first_ctx(x, args):

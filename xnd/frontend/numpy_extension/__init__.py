@@ -6,7 +6,6 @@ refuse legacy NDArrays with MXNet's TypeError.  The numpy-semantics switches
 (`set_np`, `use_np` ...) are mx.util's (one per-thread state).
 """
 import sys as _sys
-import types as _types
 
 import numpy as _onp
 
@@ -141,21 +140,10 @@ from ..numpy import _symbol  # noqa: E402
 
 
 
-class _Face(_types.ModuleType):
-    """``F`` of a hybrid_forward in numpy mode: mx.nd or mx.sym plus their numpy faces
-    ``F.np`` and ``F.npx`` (the modules keep their own ``np``, the official numpy)."""
-
-    def __init__(self, base, np, npx):
-        super().__init__(base.__name__)
-        self._base, self.np, self.npx = base, np, npx
-
-    def __getattr__(self, name):
-        return getattr(self._base, name)
-
-
-# F inside hybrid_forward in numpy mode: NDARRAY_F (eager) or SYMBOL_F (hybridized)
-NDARRAY_F = _Face(_nd, _np_pkg, _sys.modules[__name__])
-SYMBOL_F = _Face(_sym_pkg, _symbol.np, _symbol.npx_namespace(_NN))
+# F.np / F.npx inside hybrid_forward, where F is mx.nd (eager) or mx.sym (hybridized); both
+# modules import the official numpy as _np
+_nd.np, _nd.npx = _np_pkg, _sys.modules[__name__]
+_sym_pkg.np, _sym_pkg.npx = _symbol.np, _symbol.npx_namespace(_NN)
 
 __all__ = sorted(n for n in globals() if not n.startswith("_") and n not in (
-    "NDArray", "invoke", "ndarray", "random", "SYMBOL_F", "NDARRAY_F"))
+    "NDArray", "invoke", "ndarray", "random"))
