@@ -17,11 +17,11 @@ import numpy as _np
 
 __all__ = ["MXNetError"]
 
-integer_types = (int, _np.int32, _np.int64)
-numeric_types = (float, int, _np.generic)
-string_types = (str,)
 long = int
 basestring = str
+integer_types = (int, long, _np.int32, _np.int64)  # MXNet's tuples, py2's long included
+numeric_types = (float, int, long, _np.generic)
+string_types = (basestring,)
 error_types = {}
 mx_real_t = _np.float32
 

@@ -2,7 +2,7 @@
 signatures, defaults, tolerances and failure messages.
 
 MXNet's module has no ``__all__``: ``from mxnet.test_utils import *`` also hands the
-caller ``mx``, ``np``, ``NDArray``, ``Symbol``, ``use_np``, ``environment`` and the
+caller ``mx``, ``np``, ``Symbol``, ``array``, ``use_np``, ``environment`` and the
 standard modules it imported, and test suites rely on that. This package does the same.
 Its parts:
 
@@ -41,7 +41,7 @@ import xnd as mx  # noqa: F401  (``mx`` is part of what ``import *`` gives)
 
 from ...base import MXNetError
 from ...context import Context, current_context  # noqa: F401
-from ...ndarray import NDArray  # noqa: F401
+from ...ndarray import NDArray as _NDArray
 from ...symbol import Symbol  # noqa: F401
 from ..nd import array  # noqa: F401
 from ..runtime import Features
@@ -106,8 +106,8 @@ def assert_almost_equal_with_err(a, b, rtol=None, atol=None, etol=None, names=("
     etol = get_etol(etol)  # noqa: F405
     if etol <= 0:
         return assert_almost_equal(a, b, rtol, atol, names, equal_nan, mismatches=mismatches)
-    a = a.asnumpy() if isinstance(a, NDArray) else np.asarray(a)
-    b = b.asnumpy() if isinstance(b, NDArray) else np.asarray(b)
+    a = a.asnumpy() if isinstance(a, _NDArray) else np.asarray(a)
+    b = b.asnumpy() if isinstance(b, _NDArray) else np.asarray(b)
     rtol, atol = get_tols(a, b, rtol, atol)  # noqa: F405
     close = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
     err = 1 - close.sum() / max(a.size, 1)
@@ -116,3 +116,6 @@ def assert_almost_equal_with_err(a, b, rtol=None, atol=None, etol=None, names=("
         raise AssertionError(
             "Too many mismatches: %f (etol=%f); maximum error %f at %s (%s=%f, %s=%f)"
             % (err, etol, rel, index, names[0], a[index], names[1], b[index]))
+
+
+del NDArray  # used above; MXNet's test_utils does not export it
