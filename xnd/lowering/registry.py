@@ -186,7 +186,11 @@ class Op:
                         raise MXNetError(
                             f"Operator {name} inferring shapes failed: input shape {a.shape} is not "
                             f"supported (legacy MXNet arrays need ndim >= 1 and no zero-size dim)")
-            res = fn(*inputs, **static, **dict(zip(dyn, args[len(inputs):])))
+            try:
+                res = fn(*inputs, **static, **dict(zip(dyn, args[len(inputs):])))
+            except (ArithmeticError, RecursionError) as e:  # Python math on attributes
+                raise MXNetError(f"Operator {name}: {type(e).__name__}: {e} (attributes "
+                                 f"{static})") from None
             return check_outputs(name, res)
         kern.__name__ = self.name
         eager = getattr(fn, "eager_kernel", None)
