@@ -15,7 +15,7 @@ bit for bit:
   (``PRIMITIVES``); anything else (arithmetic, a dtype cast) compiles as before.
 
 ``Seen`` decides when: the first ``HOST_CALLS`` calls of one (op, attributes, input avals)
-run on the host, later ones compile the kernel (a loop over one shape then runs XLA's
+run on the host (creation ops: every call), later ones compile the kernel (a loop over one shape then runs XLA's
 kernel, which, unlike the host path, does not wait for its inputs).  Only arrays up to
 ``MAX_ELEMENTS`` in and out take it, so a host copy costs less than the compile it saves.
 """
@@ -221,7 +221,7 @@ class Seen:
                 p = functools.partial(twin, **attrs) if twin else \
                     plan(functools.partial(op.fn, **attrs), vals)
             e = self._seen[k] = [0, p]
-        if e[1] is None or e[0] >= HOST_CALLS:
-            return None
+        if e[1] is None or (e[0] >= HOST_CALLS and vals):
+            return None                  # (a creation op waits for nothing: always host)
         e[0] += 1
         return e[1]
