@@ -204,6 +204,10 @@ def _get_op_name_prefix(op_name):
 
 # ---- the ctypes half: there is no libmxnet.so under xnd ----
 
+_NO_C_REASON = ("xnd has no C library (libmxnet.so): MXNet's ctypes interface does not exist on "
+                "JAX/XLA; use the Python API")
+
+
 def _no_c_library(what):
     return MXNetError(
         f"{what}: xnd has no C library (libmxnet.so); MXNet's ctypes interface "
@@ -213,9 +217,10 @@ def _no_c_library(what):
 
 class _NoLibrary:
     """Stands for ``mxnet.base._LIB``: any attribute raises the no-C-library error."""
+    _xnd_unsupported = _NO_C_REASON
 
     def __getattr__(self, name):
-        if name.startswith("__"):
+        if name.startswith("_"):
             raise AttributeError(name)
         raise _no_c_library(f"mxnet.base._LIB.{name}")
 
@@ -231,6 +236,7 @@ def _ctypes_stub(name):
         raise _no_c_library(f"mxnet.base.{name}")
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"MXNet's ctypes helper {name}: raises MXNetError under xnd (no C library)."
+    fn._xnd_unsupported = _NO_C_REASON  # read by `xnd check`
     return fn
 
 
@@ -248,6 +254,8 @@ class _Handle:
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
+
+    _xnd_unsupported = _NO_C_REASON
 
     def __new__(cls, *args, **kwargs):
         raise _no_c_library(f"mxnet.base.{cls.__name__}")
