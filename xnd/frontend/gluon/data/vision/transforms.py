@@ -9,6 +9,7 @@ import random
 
 import numpy as np
 
+from .....base import MXNetError
 from .....ndarray import NDArray
 from ....image import _resize as _cv_resize, scale_down
 from ...block import Block
@@ -71,23 +72,21 @@ class Cast(Block):
         return _out(_np(x).astype(self._dtype), x)
 
 
+def _as_nd(x):
+    return x if isinstance(x, NDArray) else _nd().array(np.asarray(x), dtype=np.asarray(x).dtype)
+
+
 class ToTensor(Block):
-    """(H, W, C) or (N, H, W, C) in [0, 255] -> (C, H, W) / (N, C, H, W) float32 in [0, 1]."""
+    """(H, W, C) or (N, H, W, C) in [0, 255] -> (C, H, W) / (N, C, H, W) float32 in [0, 1]
+    (``nd.image.to_tensor``, as MXNet; other ranks are an MXNetError)."""
 
     def forward(self, x):
-        a = _np(x).astype(np.float32) / np.float32(255.0)
-        if a.ndim == 3:
-            a = a.transpose(2, 0, 1)
-        elif a.ndim == 4:
-            a = a.transpose(0, 3, 1, 2)
-        else:
-            raise ValueError(f"ToTensor expects a 3-D (HWC) or 4-D (NHWC) input, got shape "
-                             f"{a.shape}")
-        return _out(np.ascontiguousarray(a), x)
+        return _nd().image.to_tensor(_as_nd(x))
 
 
 class Normalize(Block):
-    """``(x - mean[c]) / std[c]`` on (C, H, W) or (N, C, H, W) float input."""
+    """``(x - mean[c]) / std[c]`` on (C, H, W) or (N, C, H, W) float input
+    (``nd.image.normalize``)."""
 
     def __init__(self, mean=0.0, std=1.0):
         super().__init__()
@@ -95,13 +94,7 @@ class Normalize(Block):
         self._std = std
 
     def forward(self, x):
-        a = _np(x)
-        c_axis = 0 if a.ndim == 3 else 1
-        shape = [1] * a.ndim
-        shape[c_axis] = -1
-        mean = np.asarray(self._mean, dtype=a.dtype).reshape(shape if np.ndim(self._mean) else ())
-        std = np.asarray(self._std, dtype=a.dtype).reshape(shape if np.ndim(self._std) else ())
-        return _out(((a - mean) / std).astype(a.dtype), x)
+        return _nd().image.normalize(_as_nd(x), mean=self._mean, std=self._std)
 
 
 def _resize_hwc(a, w, h, interp=1):
@@ -137,6 +130,12 @@ class Resize(Block):
         self._interpolation = interpolation
 
     def forward(self, x):
+        size = self._size
+        if isinstance(size, numbers.Number):
+            if size <= 0:
+                raise MXNetError(f"Resize: size must be positive, got {size}")
+        elif len(size) != 2 or min(size) <= 0:
+            raise MXNetError(f"Resize: size must be an int or (width, height), got {size}")
         a = _np(x)
         H, W = a.shape[-3:-1]
         w, h = _target_size(self._size, self._keep, H, W)
@@ -179,14 +178,16 @@ class CropResize(Block):
         self._interpolation = interpolation
 
     def forward(self, x):
-        a = _np(x)
-        if a.ndim == 3:
-            out = _fixed_crop(a, self._x, self._y, self._width, self._height, self._size,
-                              self._interpolation)
-        else:
-            out = np.stack([_fixed_crop(i, self._x, self._y, self._width, self._height,
-                                        self._size, self._interpolation) for i in a])
-        return _out(out, x)
+        """``nd.image.crop`` then ``nd.image.resize``, as MXNet (bad boxes: MXNetError)."""
+        image = _nd().image
+        out = image.crop(_as_nd(x), self._x, self._y, self._width, self._height)
+        if self._size is not None:
+            if len(self._size) != 2 or min(self._size) <= 0:
+                raise MXNetError(f"CropResize: size must be positive (width, height), got "
+                                 f"{self._size}")
+            interp = 1 if self._interpolation is None else self._interpolation
+            out = image.resize(out, tuple(self._size), interp=interp)
+        return out
 
 
 class RandomResizedCrop(Block):
