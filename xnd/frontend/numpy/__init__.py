@@ -42,11 +42,13 @@ def _dtype_or(dtype, default="float32"):
 
 
 def zeros(shape, dtype=None, order="C", ctx=None, device=None):
+    multiarray._order_c("zeros", order)
     """float32 unless dtype is given (MXNet's default float)."""
     return _func("zeros")(shape, dtype=_dtype_or(dtype), ctx=ctx, device=device)
 
 
 def ones(shape, dtype=None, order="C", ctx=None, device=None):
+    multiarray._order_c("ones", order)
     return _func("ones")(shape, dtype=_dtype_or(dtype), ctx=ctx, device=device)
 
 
@@ -54,6 +56,7 @@ empty = zeros
 
 
 def full(shape, fill_value, dtype=None, order="C", ctx=None, device=None, out=None):
+    multiarray._order_c("full", order)
     if isinstance(fill_value, ndarray) and dtype is None:
         dtype = fill_value.dtype
     return _func("full")(shape, fill_value, dtype=_dtype_or(dtype), ctx=ctx, device=device,

@@ -98,8 +98,6 @@ def sym_func(name):
             if isinstance(v, (list, tuple)) and any(isinstance(e, Symbol) for e in v):
                 return ("l", tuple(enc(e) for e in v))
             return ("v", _lnp.freeze_value(v))
-        if name in _DEFAULT_F32 and kwargs.get("dtype") is None:
-            kwargs["dtype"] = "float32"
         pos = tuple(enc(a) for a in args)
         kw = tuple((k, enc(v)) for k, v in kwargs.items())
         return _face(_create(opname, inputs, {"call": (pos, kw)}, name, opname))
@@ -107,11 +105,30 @@ def sym_func(name):
     return fn
 
 
-_DEFAULT_F32 = {"zeros", "ones", "full", "arange", "eye", "identity", "linspace", "tri"}
 _F = {n: sym_func(n) for n in _lnp.NP_FUNCS}
-for _n in _DEFAULT_F32:
-    _f = _F[_n]
-    _F[_n] = (lambda f: lambda *a, dtype=None, **k: f(*a, dtype=dtype or "float32", **k))(_f)
+_RAW = dict(_F)
+
+
+def _f32(dtype):
+    return "float32" if dtype is None else dtype
+
+
+# creation functions: MXNet's float32 default and signatures (ctx= is ignored in a graph)
+_F.update({
+    "zeros": lambda shape, dtype=None, order="C", ctx=None: _RAW["zeros"](
+        shape, dtype=_f32(dtype)),
+    "ones": lambda shape, dtype=None, order="C", ctx=None: _RAW["ones"](
+        shape, dtype=_f32(dtype)),
+    "full": lambda shape, fill_value, dtype=None, order="C", ctx=None, out=None: _RAW["full"](
+        shape, fill_value, dtype=_f32(dtype)),
+    "arange": lambda start, stop=None, step=1, dtype=None, ctx=None: _RAW["arange"](
+        start, stop, step, dtype=_f32(dtype)),
+    "eye": lambda N, M=None, k=0, dtype=None, ctx=None, **kw: _RAW["eye"](
+        N, M, k, dtype=_f32(dtype)),
+    "identity": lambda n, dtype=None, ctx=None: _RAW["identity"](n, dtype=_f32(dtype)),
+    "linspace": lambda start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0,
+    ctx=None: _RAW["linspace"](start, stop, num, endpoint, dtype=_f32(dtype), axis=axis),
+})
 
 
 def _binop(name, reflected=False):

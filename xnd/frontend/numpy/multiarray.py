@@ -270,6 +270,7 @@ class ndarray(NDArray):
         return _face(r) if isinstance(r, NDArray) else r
 
     def copy(self, order="C"):
+        _order_c("copy", order)
         return _face(NDArray.copy(self))
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
@@ -284,6 +285,14 @@ class ndarray(NDArray):
 
     def __str__(self):
         return str(self.asnumpy())
+
+    def __format__(self, spec):
+        """0-d arrays format as their number; others only with an empty spec (numpy's rule)."""
+        if self.ndim == 0:
+            return format(self.item(), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to ndarray.__format__")
+        return str(self)
 
     def item(self, *args):
         return self.asnumpy().item(*args)
@@ -445,6 +454,12 @@ def may_share_memory(a, b, max_work=None):
 
 
 _PY = {"shares_memory": may_share_memory, "may_share_memory": may_share_memory}
+
+
+def _order_c(name, order):
+    if order != "C":
+        raise NotImplementedError(f"{name}: only order='C' is supported (as in MXNet 1.9.1), "
+                                  f"got order={order!r}")
 
 
 def _share(a, b):
