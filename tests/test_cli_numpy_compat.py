@@ -128,7 +128,10 @@ def test_info_reports_compat_cache_and_mxnet(tmp_path):
                                   XND_NUMPY_COMPAT="0"),
                          capture_output=True, text=True, timeout=600)
     lines = off.stdout.splitlines()
-    assert "compilation cache off" in lines, off.stdout + off.stderr
+    expected = "compilation cache off" + ("" if _compat_jax.PERSISTENT_CACHE else
+                                          " (jax 0.4.30 crashes running programs loaded from "
+                                          "it; xnd turns it on from jax 0.5 on)")
+    assert expected in lines, off.stdout + off.stderr
     assert ("numpy compat off (XND_NUMPY_COMPAT=0): `xnd run` leaves out "
             + _missing_aliases()) in lines
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import xnd as mx
+from xnd import _compat_jax
 from xnd.base import MXNetError
 from xnd.lowering import compile_cache, host_eval, registry
 
@@ -95,6 +96,9 @@ def _child(env_cache):
 def test_a_second_process_hits_the_cache_and_a_corrupt_entry_is_recompiled(tmp_path):
     cache = tmp_path / "cache"
     cold = _child(str(cache))
+    if not _compat_jax.PERSISTENT_CACHE:     # jax 0.4.30 crashes on loaded programs: none
+        assert cold["dir"] is None and cold["hits"] == 0 and not cache.exists()
+        return
     assert cold["dir"] == str(cache) and cold["hits"] == 0 and cold["compiles"] > 0
     entries = [p for p in cache.iterdir() if p.name.endswith("-cache")]
     assert len(entries) >= cold["compiles"] - 1       # every program is stored (min time 0)
@@ -112,7 +116,8 @@ def test_the_cache_can_be_turned_off(tmp_path):
     off = _child("off")
     assert off["dir"] is None and off["hits"] == 0 and off["y"][0][0] == pytest.approx(
         0.25 * 7 * 0.25 * 15 + 0.25 * 7 * 0 + 0)     # Constant(0.25): relu(15/4) * 7 / 4
-    assert jax.config.jax_compilation_cache_dir is not None   # this process keeps its own
+    # this process keeps its own (none where jax cannot run loaded programs)
+    assert (jax.config.jax_compilation_cache_dir is not None) == _compat_jax.PERSISTENT_CACHE
 
 
 # ---- eager data movement on new shapes: numpy, not a compilation per shape ------------

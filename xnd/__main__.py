@@ -190,9 +190,12 @@ def _cache_state():
     """JAX's persistent compilation cache as xnd set it up (or JAX's own setting)."""
     from xnd import _compat_jax
     path = _compat_jax.config_value("jax_compilation_cache_dir")
-    if not path:
-        return "off"
-    return f"on, {path}"
+    if path:
+        return f"on, {path}"
+    if not _compat_jax.PERSISTENT_CACHE:
+        return (f"off (jax {_compat_jax.v_str(_compat_jax.JAX_VERSION)} crashes running "
+                "programs loaded from it; xnd turns it on from jax 0.5 on)")
+    return "off"
 
 
 def _which_mxnet():

@@ -22,6 +22,10 @@ The API differences inside the range:
   releases keep their default (`distributed_initialize`);
 * some options (``jax_cpu_collectives_implementation``) are no ``jax.config`` attribute on
   0.4.30 (`config_value`);
+* jax 0.4.30's CPU runtime crashes (SIGSEGV, heap corruption) running programs that a
+  second process loads from the persistent compilation cache; 0.5.3 and 0.7.1 run them
+  (MXNet's train_mnist.py twice on one cache directory), so xnd turns its cache on from
+  jax 0.5 on (`PERSISTENT_CACHE`; 0.4.31-0.4.38 are untested and get none either);
 * ``jnp.asarray(x, device=)`` exists from 0.4.31 on: xnd calls ``jax.device_put(x, device)``,
   which every release has.
 """
@@ -104,6 +108,7 @@ import jax  # noqa: E402  (after the check: an unsupported jaxlib may fail to im
 
 JAX_VERSION = version_tuple(jax.__version__)
 JIT_COMPILER_OPTIONS = "compiler_options" in inspect.signature(jax.jit).parameters
+PERSISTENT_CACHE = JAX_VERSION >= (0, 5)
 
 if hasattr(jax, "shard_map"):
     _shard_map = jax.shard_map
@@ -124,11 +129,13 @@ _MAY_ALIAS = "may_alias" in inspect.signature(jax.device_put).parameters
 
 
 def fresh_copy(x, sharding):
-    """A copy of JAX array ``x`` placed by ``sharding`` that shares no buffer with ``x``."""
+    """A copy of ``x`` (a JAX or numpy array) placed by ``sharding`` (or a Device) that
+    shares no buffer with ``x``, compiling nothing (``jnp.array(copy=True)`` compiles a copy
+    kernel per shape): through the host where ``device_put`` has no ``may_alias``."""
     if _MAY_ALIAS:
         return jax.device_put(x, sharding, may_alias=False)
-    import jax.numpy as jnp
-    return jax.device_put(jnp.array(x, copy=True), sharding)
+    import numpy as np
+    return jax.device_put(np.array(x), sharding)
 
 
 def committed(x):

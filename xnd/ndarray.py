@@ -22,6 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import _compat_jax
 from . import engine as _engine
 from . import lowering
 from .base import MXNetError
@@ -67,12 +68,9 @@ def _wrap(data, ctx):
 
 
 def copy_buffer(value, device):
-    """A new buffer holding ``value`` on ``device``: ``device_put(may_alias=False)`` copies
-    without compiling a copy kernel for each new shape (as ``jnp.array(copy=True)`` does)."""
-    try:
-        return jax.device_put(value, device, may_alias=False)
-    except TypeError:                    # a jax without may_alias
-        return jnp.array(jax.device_put(value, device), copy=True)
+    """A new buffer holding ``value`` on ``device``, compiling no copy kernel for each new
+    shape (as ``jnp.array(copy=True)`` does)."""
+    return _compat_jax.fresh_copy(value, device)
 
 
 def _wrap_results(values, ctx):

@@ -30,6 +30,8 @@ import warnings
 
 import jax
 
+from .. import _compat_jax
+
 DISABLED = {"0", "off", "false", "no", ""}
 DEFAULT_MAX_MB = 2048
 _ENTRY_SUFFIX = "-cache"     # JAX's file names: <key>-cache (and <key>-atime with eviction)
@@ -105,7 +107,8 @@ def setup(environ=os.environ):
     if user_dir and user_dir != _state["dir"]:
         _state.update(dir=user_dir, owner="user")
         return user_dir
-    path = configured_dir(environ)
+    # xnd's default cache only where JAX runs what it loads (xnd/_compat_jax.py)
+    path = configured_dir(environ) if _compat_jax.PERSISTENT_CACHE else None
     if path is not None:
         try:
             os.makedirs(path, exist_ok=True)
