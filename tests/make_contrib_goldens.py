@@ -77,6 +77,12 @@ case("nms_id", "contrib.box_nms", [("data", D)], dict(id_index=0, overlap_thresh
      grad=("data",))
 case("nms_background", "contrib.box_nms", [("data", D)],
      dict(id_index=0, background_id=1, overlap_thresh=0.3), grad=("data",))
+_DB = D.copy()
+_DB[[2, 5, 7], 0] = -1  # class -1 rows: dropped with the default background_id=-1
+case("nms_class_minus_one", "contrib.box_nms", [("data", _DB)], dict(id_index=0),
+     grad=("data",))
+case("nms_class_minus_one_kept", "contrib.box_nms", [("data", _DB)],
+     dict(id_index=0, background_id=2))
 case("nms_force", "contrib.box_nms", [("data", D)],
      dict(id_index=0, force_suppress=True, overlap_thresh=0.3))
 case("nms_center_in", "contrib.box_nms", [("data", D)], dict(in_format="center"),

@@ -78,7 +78,7 @@ def _nms_one(x, overlap_thresh, valid_thresh, topk, coord_start, score_index, id
     score = x[:, score_index]
     valid = score > valid_thresh
     ids = x[:, id_index] if id_index >= 0 else None
-    if ids is not None and background_id >= 0:
+    if ids is not None:  # background_id=-1 (the default) drops the rows of class -1
         valid = valid & (ids != background_id)
     order = jnp.argsort(jnp.where(valid, -score, jnp.inf), stable=True)
     xs = x[order]
@@ -109,7 +109,8 @@ def box_nms(data, *, overlap_thresh: Float = 0.5, valid_thresh: Float = 0.0, top
             in_format: _FORMAT = "corner", out_format: _FORMAT = "corner"):
     """Non-maximum suppression on (..., N, K) rows [.., id, score, x1, y1, x2, y2, ..].
 
-    Rows with score <= valid_thresh (or of class background_id) are dropped, the rest sorted
+    Rows with score <= valid_thresh, or with id_index >= 0 of class background_id (-1 by
+    default), are dropped, the rest sorted
     by descending score (only the first ``topk`` kept when topk > 0) and greedily
     suppressed when their IoU with a kept row of the same class (any class with
     force_suppress or id_index < 0) exceeds overlap_thresh. Output: the kept rows first, in
