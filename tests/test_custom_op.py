@@ -171,3 +171,34 @@ def test_output_and_implicit_input_names_follow_the_prop():
     s = mx.sym.Custom(mx.sym.var("x"), op_type="t_two", name="t")
     assert s.list_outputs() == ["t_first", "t_second"]
     assert s.list_arguments() == ["x", "t_label"]
+
+
+def test_symbol_aux_states_are_auxiliary():
+    """list_auxiliary_states inputs of a symbol are aux states (MXNet 1.9.1), passed to
+    forward/backward in ``aux``."""
+    class AddAux(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            self.assign(out_data[0], req[0], in_data[0] + aux[0])
+
+        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+            self.assign(in_grad[0], req[0], out_grad[0] * 2)
+
+    @mx.operator.register("t_add_aux")
+    class AddAuxProp(mx.operator.CustomOpProp):
+        def list_auxiliary_states(self):
+            return ["bias"]
+
+        def infer_shape(self, in_shape):
+            return in_shape, [in_shape[0]], [in_shape[0]]
+
+        def create_operator(self, ctx, shapes, dtypes):
+            return AddAux()
+    s = mx.sym.Custom(data=mx.sym.var("x"), bias=mx.sym.var("b"), op_type="t_add_aux")
+    assert s.list_arguments() == ["x"] and s.list_auxiliary_states() == ["b"]
+    assert s.infer_shape(x=(2,)) == ([(2,)], [(2,)], [(2,)])
+    ex = s.bind(mx.cpu(), {"x": mx.nd.array([1.0, 2.0])}, args_grad={"x": mx.nd.zeros((2,))},
+                aux_states={"b": mx.nd.array([10.0, 20.0])})
+    ex.forward(is_train=True)
+    ex.backward(mx.nd.ones((2,)))
+    assert ex.outputs[0].asnumpy().tolist() == [11.0, 22.0]
+    assert ex.grad_dict["x"].asnumpy().tolist() == [2.0, 2.0]

@@ -188,6 +188,10 @@ class _Host:
     def num_outputs(self, op_type, extra):
         return len(self.entry(op_type, extra).outputs)
 
+    def input_names(self, op_type, extra):
+        e = self.entry(op_type, extra)
+        return e.args + [_custom.AUX] * len(e.aux)
+
     def need_top_grad(self, op_type, extra):
         return bool(getattr(self.entry(op_type, extra).prop, "need_top_grad_", True))
 

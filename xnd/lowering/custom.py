@@ -25,6 +25,7 @@ from .attrs import Str, _literal
 from .registry import register
 
 HOST = None  # installed by xnd.frontend.operator
+AUX = "__aux__"  # the slot name of every aux-state input (symbols mark those variables aux)
 
 
 def _host():
@@ -51,6 +52,10 @@ def _is_loss(attrs):  # need_top_grad=False: a loss head, backward needs no head
     return not _host().need_top_grad(attrs["op_type"], attrs["extra"])
 
 
+def _input_names(attrs):  # the prop's arguments, then its aux states under the aux marker
+    return _host().input_names(attrs["op_type"], attrs["extra"])
+
+
 def _param_shapes(attrs, given):
     return _host().input_shapes(attrs["op_type"], attrs["extra"], given)
 
@@ -60,7 +65,7 @@ def _is_float(dt):
 
 
 @register("Custom", num_outputs=_n_outputs, output_names=_output_names, extra="extra",
-          param_shapes=_param_shapes, loss=_is_loss)
+          param_shapes=_param_shapes, loss=_is_loss, aux=(AUX,), input_names=_input_names)
 def custom(*data, op_type: Str, extra: Pairs = (), is_train=False):
     host = _host()
     avals = tuple(jax.ShapeDtypeStruct(x.shape, x.dtype) for x in data)

@@ -57,6 +57,8 @@ class Node:
     def input_slot(self, i):
         """The op's name for input position ``i`` (variadic ops repeat their last name)."""
         names = self.op.inputs
+        if self.op.input_names is not None:  # per-node names (Custom: its prop's inputs)
+            names = self.op.input_names(self.params())
         return names[min(i, len(names) - 1)] if names else "data"
 
 
