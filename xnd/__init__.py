@@ -25,7 +25,7 @@ from .frontend import profiler, runtime, test_utils, viz
 from .frontend import monitor, rnn
 from .frontend import image, recordio  # image decoding needs Pillow, imported on first use
 from .frontend import operator
-from .frontend import contrib, library  # contrib's subpackages import on first use
+from .frontend import contrib, library, onnx  # contrib's subpackages import on first use
 
 visualization = viz
 img = image

@@ -100,6 +100,11 @@ MXNET_MODULES = {
     "mxnet.operator": "xnd.frontend.operator",
     "mxnet.contrib": "xnd.frontend.contrib",
     "mxnet.contrib.quant": "xnd.frontend.contrib.quantization",
+    "mxnet.onnx": "xnd.frontend.onnx",
+    "mxnet.contrib.ndarray": "xnd.frontend.nd_contrib",
+    "mxnet.contrib.nd": "xnd.frontend.nd_contrib",
+    "mxnet.contrib.symbol": "xnd.symbol.contrib",
+    "mxnet.contrib.sym": "xnd.symbol.contrib",
     "mxnet.library": "xnd.frontend.library",
 }
 
