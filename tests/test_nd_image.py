@@ -82,3 +82,18 @@ def test_mxnet_image_image_module_for_gluoncv():
     mod = importlib.import_module("mxnet.image.image")
     assert mod._get_interp_method(2) == 2
     assert importlib.import_module("mxnet.ndarray.image").to_tensor is mx.nd.image.to_tensor
+
+
+def test_random_size_crop_bounds():
+    import random
+    random.seed(3)
+    src = mx.nd.array(C.IMGF)
+    for _ in range(20):
+        out, (x0, y0, w, h) = mx.image.random_size_crop(src, size=(5, 4), area=(0.3, 1.0),
+                                                        ratio=(0.75, 1.33))
+        assert out.shape == (4, 5, 3)
+        assert 0 <= x0 <= 10 - w and 0 <= y0 <= 7 - h
+        if (x0, y0, w, h) != mx.image.center_crop(src, (5, 4))[1]:
+            assert 0.75 - 0.3 <= w / h <= 1.33 + 0.3  # rounding of small sizes
+    with pytest.raises(TypeError):
+        mx.image.random_size_crop(src, (5, 4), 0.5, (0.75, 1.33), bogus=1)

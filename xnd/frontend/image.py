@@ -17,6 +17,8 @@ results too except Lanczos (within 1e-4 on 0-255 data); other dtypes are compute
 float64 and rounded.
 """
 import io
+import math
+import numbers
 import random
 
 import numpy as np
@@ -25,7 +27,7 @@ from ..base import MXNetError
 from ..ndarray import NDArray
 
 __all__ = ["imread", "imdecode", "imresize", "scale_down", "resize_short", "fixed_crop",
-           "random_crop", "center_crop", "color_normalize"]
+           "random_crop", "center_crop", "color_normalize", "random_size_crop"]
 
 F32 = np.float32
 
@@ -427,6 +429,32 @@ def center_crop(src, size, interp=2):
     x0 = int((w - new_w) / 2)
     y0 = int((h - new_h) / 2)
     return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
+
+
+def random_size_crop(src, size, area, ratio, interp=2, **kwargs):
+    """A crop of a random area (``area``: a fraction, or a (min, max) range of the image's
+    area) and aspect ratio (log-uniform in ``ratio``), resized to `size` (w, h), and its
+    (x0, y0, w, h); after 10 misses the centre crop. Draws from Python's `random`, as MXNet."""
+    h, w, _ = src.shape
+    src_area = h * w
+    if "min_area" in kwargs:  # MXNet's deprecated spelling
+        area = kwargs.pop("min_area")
+    if kwargs:
+        raise TypeError(f"random_size_crop got unexpected keyword(s) {sorted(kwargs)}")
+    if isinstance(area, numbers.Number):
+        area = (area, 1.0)
+    for _ in range(10):
+        target_area = random.uniform(area[0], area[1]) * src_area
+        log_ratio = (math.log(ratio[0]), math.log(ratio[1]))
+        new_ratio = math.exp(random.uniform(*log_ratio))
+        new_w = int(round(math.sqrt(target_area * new_ratio)))
+        new_h = int(round(math.sqrt(target_area / new_ratio)))
+        if new_w <= w and new_h <= h:
+            x0 = random.randint(0, w - new_w)
+            y0 = random.randint(0, h - new_h)
+            out = fixed_crop(src, x0, y0, new_w, new_h, size, interp)
+            return out, (x0, y0, new_w, new_h)
+    return center_crop(src, size, interp)
 
 
 def _broadcastable(x, ndim):
