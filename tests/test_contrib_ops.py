@@ -252,3 +252,49 @@ def test_modulated_deformable_convolution_matches_its_definition(gd):
                          _modulated_reference(*lo, 1, 1, 1, gd)) * head) / 2e-6
             np.testing.assert_allclose(args[pos].grad.asnumpy().reshape(-1)[e], fd,
                                        rtol=1e-5, atol=1e-6)
+
+
+# ---- GPU-only in MXNet 1.9.1 (no golden): fft, ifft, count_sketch against numpy --------------
+def _vjp(f, x, head):
+    x = mx.nd.array(x, dtype="float64")
+    x.attach_grad()
+    with autograd.record():
+        y = f(x)
+    y.backward(mx.nd.array(head, dtype="float64"))
+    return y.asnumpy(), x.grad.asnumpy()
+
+
+def test_fft_ifft_against_numpy():
+    rs = np.random.RandomState(5)
+    x = rs.randn(3, 8)
+    z = np.fft.fft(x, axis=-1)
+    head = rs.randn(3, 16)
+    y, g = _vjp(mx.nd.contrib.fft, x, head)
+    np.testing.assert_allclose(y, np.stack([z.real, z.imag], -1).reshape(3, 16), atol=1e-12)
+    hc = head[:, 0::2] + 1j * head[:, 1::2]   # d<y, head>/dx = Re(unnormalised ifft(head))
+    np.testing.assert_allclose(g, (np.fft.ifft(hc, axis=-1) * 8).real, atol=1e-12)
+    c = rs.randn(2, 3, 12)
+    y, g = _vjp(mx.nd.contrib.ifft, c, rs.randn(2, 3, 6))
+    want = (np.fft.ifft(c[..., 0::2] + 1j * c[..., 1::2], axis=-1) * 6).real
+    np.testing.assert_allclose(y, want, atol=1e-12)
+    assert mx.nd.contrib.fft(mx.nd.ones((2, 4))).dtype == np.float32
+    with pytest.raises(MXNetError, match="ifft"):
+        mx.nd.contrib.ifft(mx.nd.ones((2, 5)))
+
+
+def test_count_sketch_against_numpy():
+    rs = np.random.RandomState(6)
+    x = rs.randn(4, 7)
+    h = np.array([[0, 3, 1, 3, 2, 0, 4]], np.float64)
+    s = np.array([[1, -1, 1, 1, -1, -1, 1]], np.float64)
+    want = np.zeros((4, 5))
+    for i in range(7):
+        want[:, int(h[0, i])] += s[0, i] * x[:, i]
+    head = rs.randn(4, 5)
+    y, g = _vjp(lambda d: mx.nd.contrib.count_sketch(
+        d, mx.nd.array(h, dtype="float64"), mx.nd.array(s, dtype="float64"), out_dim=5), x, head)
+    np.testing.assert_allclose(y, want, atol=1e-12)
+    np.testing.assert_allclose(g, head[:, h[0].astype(int)] * s[0], atol=1e-12)
+    with pytest.raises(MXNetError, match="count_sketch"):
+        mx.nd.contrib.count_sketch(mx.nd.ones((2, 3)), mx.nd.ones((1, 2)), mx.nd.ones((1, 2)),
+                                   out_dim=2)
