@@ -221,6 +221,9 @@ ERRORS = {
     "ravel_bad_shape": dict(call="ravel_multi_index", inputs=[np.zeros((3, 2), "f")],
                             attrs=dict(shape=(2, 2))),
     "maketrian_not_triangular": dict(call="linalg.maketrian", inputs=[U(4)], attrs={}),
+    "potrf_not_positive_definite": dict(call="linalg.potrf",
+                                        inputs=[np.array([[1.0, 2.0], [2.0, 1.0]], "f")],
+                                        attrs={}),
 }
 
 

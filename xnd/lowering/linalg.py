@@ -63,7 +63,21 @@ def linalg_gemm(A, B, C, *, transpose_a: Bool = False, transpose_b: Bool = False
                                precision=lax.Precision.HIGHEST) + beta * C).astype(A.dtype)
 
 
-@register("_linalg_potrf", "linalg_potrf")
+def _potrf_check(attrs, A):
+    """Eager calls fail as MXNet's LAPACK call does when a matrix has no Cholesky factor
+    (inside compiled graphs the factor is NaN instead)."""
+    import numpy as np
+    a = np.asarray(A)
+    if a.ndim < 2 or not np.issubdtype(a.dtype, np.floating):
+        return
+    try:
+        np.linalg.cholesky(a)
+    except np.linalg.LinAlgError:
+        raise MXNetError("linalg_potrf: potrf failed in lapack: the input matrix is either "
+                         "not symmetric or not positive definite") from None
+
+
+@register("_linalg_potrf", "linalg_potrf", check=_potrf_check)
 def linalg_potrf(A):
     """Lower Cholesky factor."""
     _floats("linalg_potrf", A)
