@@ -395,3 +395,25 @@ def test_amp_bfloat16_resnet_follows_float32():
                for p in net.collect_params().values())
     assert ref[-1] < 0.6 * ref[0]                                   # it does learn
     np.testing.assert_allclose(low, ref, rtol=0.06)
+
+
+def test_xnd_check_reports_contrib(tmp_path):
+    from xnd.porting import check
+    (tmp_path / "ex.py").write_text(
+        "import mxnet as mx\n"
+        "from mxnet.contrib import amp, text\n"
+        "from mxnet.contrib.svrg_optimization.svrg_module import SVRGModule\n"
+        "amp.init()\n"
+        "v = text.vocab.Vocabulary()\n"
+        "mx.onnx.export_model\n"
+        "mx.contrib.quantization.quantize_model\n"
+        "mx.library.load\n")
+    uses = check.run_check([str(tmp_path)])["files"][0]["uses"]
+    status = {u["text"]: (u["status"], u.get("reason") or "") for u in uses}
+    for text_ in ("amp.init", "text.vocab.Vocabulary", "mx.onnx.export_model", "svrg_module"):
+        assert any(text_ in k and s == "supported" for k, (s, _) in status.items()), \
+            (text_, status)
+    bad = {k: r for k, (s, r) in status.items() if s == "unsupported"}
+    assert any("quantize_model" in k and "oneDNN" in r for k, r in bad.items()), bad
+    assert any("library" in k and "C ABI" in r for k, r in bad.items()), bad
+    assert len(bad) == 2, bad

@@ -189,6 +189,9 @@ class Resolver:
             except Exception:
                 return self._missing(path[:k], attr, where)
             where = f"{where}.{attr}"
+        reason = getattr(obj, "_xnd_unsupported", None)
+        if isinstance(reason, str):  # a feature with no XLA counterpart (mx.contrib.quantization)
+            return Resolution(UNSUPPORTED, reason=f"{mxname}: {reason}")
         return Resolution(SUPPORTED, obj, where=where)
 
     def _missing(self, parent, attr, where):
