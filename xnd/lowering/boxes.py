@@ -83,12 +83,13 @@ def _nms_one(x, overlap_thresh, valid_thresh, topk, coord_start, score_index, id
     order = jnp.argsort(jnp.where(valid, -score, jnp.inf), stable=True)
     xs = x[order]
     vs = valid[order]
-    if topk > 0:
-        vs = vs & (jnp.arange(n) < topk)
-    coords = lax.stop_gradient(xs[:, coord_start:coord_start + 4])
+    # only the first topk sorted rows can survive: the greedy loop runs over those alone
+    m = min(topk, n) if topk > 0 else n
+    coords = lax.stop_gradient(xs[:m, coord_start:coord_start + 4])
     corner = to_corner(coords) if in_format == "center" else coords
-    keep = nms_keep(corner, vs, None if ids is None else ids[order], overlap_thresh,
+    keep = nms_keep(corner, vs[:m], None if ids is None else ids[order][:m], overlap_thresh,
                     force_suppress)
+    keep = jnp.concatenate([keep, jnp.zeros((n - m,), bool)])
     # kept rows first, in score order; -1 rows after them
     dest = jnp.where(keep, jnp.cumsum(keep) - 1, n)
     src = jnp.zeros((n + 1,), jnp.int32).at[dest].set(jnp.arange(n, dtype=jnp.int32))[:n]
