@@ -319,8 +319,11 @@ class Executor:
                 raise ValueError(f"Find name \"{name}\" that is not in the auxiliary states")
 
     def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
-        """A new executor for new input shapes, sharing parameter arrays whose shape is unchanged."""
-        arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs)
+        """A new executor for new input shapes.  As in MXNet, its arrays share memory with
+        this one's: an unchanged shape is the same array, a shape that fits is a view of the
+        leading elements (so the new executor's outputs show in this one's), a larger one
+        (``allow_up_sizing``) is a new array."""
+        arg_shapes, out_shapes, aux_shapes = self._symbol.infer_shape(**kwargs)
         if arg_shapes is None:
             raise MXNetError(f"reshape: cannot infer shapes from {kwargs}")
         if not allow_up_sizing:
@@ -330,24 +333,38 @@ class Executor:
                                      f"the bound {old.shape}; set allow_up_sizing=True")
         args, grads = [], []
         for name, old, g, shape in zip(self._arg_names, self.arg_arrays, self.grad_arrays, arg_shapes):
-            if old.shape == tuple(shape):
-                args.append(old)
-                grads.append(g)
-                continue
-            if name not in kwargs and not partial_shaping:
+            if old.shape != tuple(shape) and name not in kwargs and not partial_shaping:
                 raise MXNetError(f"reshape: shape of {name} changed from {old.shape} to {shape}; "
                                  f"pass partial_shaping=True to allow it")
-            args.append(_nd_zeros(shape, old.dtype, self._ctx))
-            grads.append(None if g is None else _nd_zeros(shape, g.dtype, self._ctx))
-        aux = [a if a.shape == tuple(s) else _nd_zeros(s, a.dtype, self._ctx)
-               for a, s in zip(self.aux_arrays, aux_shapes)]
-        return Executor(self._symbol, self._ctx, args, grads, list(self._reqs), aux)
+            args.append(_fit(old, shape, self._ctx))
+            grads.append(None if g is None else _fit(g, shape, self._ctx))
+        aux = [_fit(a, s, self._ctx) for a, s in zip(self.aux_arrays, aux_shapes)]
+        new = Executor(self._symbol, self._ctx, args, grads, list(self._reqs), aux)
+        if not self.outputs:  # MXNet allocates outputs at bind: the two share them from here
+            _, mine, _ = self._symbol.infer_shape(
+                **{n: a.shape for n, a in zip(self._arg_names, self.arg_arrays)})
+            _, types, _ = self._symbol.infer_type(
+                **{n: a.dtype for n, a in zip(self._arg_names, self.arg_arrays)})
+            self.outputs = [_nd_zeros(sh, t, self._ctx) for sh, t in zip(mine, types)]
+        new.outputs = [_fit(o, sh, self._ctx) for o, sh in zip(self.outputs, out_shapes)]
+        return new
 
     def debug_str(self):
         return self._symbol.debug_str()
 
     def set_monitor_callback(self, callback, monitor_all=False):
         self._monitor, self._monitor_all = callback, bool(monitor_all)
+
+
+def _fit(old, shape, ctx):
+    """``old`` itself (same shape), a view of its leading elements (fits), or new zeros."""
+    shape = tuple(shape)
+    if old.shape == shape:
+        return old
+    size = int(np.prod(shape))
+    if size <= old.size and size > 0:
+        return old.reshape((-1,))[:size].reshape(shape)
+    return _nd_zeros(shape, old.dtype, ctx)
 
 
 def _reqs(grad_req, names):
