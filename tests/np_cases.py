@@ -166,6 +166,7 @@ CASES = {
     "index_bool_rows": "M[np.array([1., 0., 1.]) > 0]",
     "index_float_rows": "M[np.array([1., 0., 1.])]",
     "index_ellipsis": "T3[..., 1]",
+    "index_range_pair": "M[range(3), np.array([0, 3, 1])]",
     "setitem_int": "x = M.copy()\nx[1, 2] = 17\nresult = x",
     "setitem_rows": "x = M.copy()\nx[0:2, :] = 12\nresult = x",
     "setitem_mask": "x = f32.copy()\nx[x > 1.5] = 0\nresult = x",

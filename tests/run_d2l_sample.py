@@ -157,7 +157,7 @@ def _softmax_scratch():
     X = np.array([[0.1, 0.2, 0.3], [0.6, 0.5, 0.4]])
     p = d2l.softmax(X) if hasattr(d2l, "softmax") else np.exp(X) / np.exp(X).sum(1, keepdims=True)
     y = np.array([0, 2])
-    W = np.array([[0.1, -0.2], [0.3, 0.1], [-0.1, 0.2]])
+    W = np.array([[0.1, -0.2, 0.0], [0.3, 0.1, -0.1], [-0.1, 0.2, 0.4]])
     W.attach_grad()
     with autograd.record():
         logits = np.dot(X, W)

@@ -181,6 +181,8 @@ def _mask_key(key, shape, ctx):
         key = (key,)
     out, dim = [], 0
     for k in key:
+        if isinstance(k, range):  # d2l's y_hat[range(len(y_hat)), y]
+            k = array(onp.arange(k.start, k.stop, k.step), dtype="int64", ctx=ctx)
         m = _bool_mask(k)
         if m is None:
             out.append(k)
