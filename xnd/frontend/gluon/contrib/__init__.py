@@ -1,2 +1,2 @@
-"""mx.gluon.contrib: the contrib layers xnd provides."""
-from . import nn  # noqa: F401
+"""mx.gluon.contrib: contrib layers (nn, cnn), recurrent cells (rnn) and data sets."""
+from . import cnn, data, nn, rnn  # noqa: F401

@@ -1,4 +1,7 @@
-"""mx.gluon.contrib.nn: Concurrent, HybridConcurrent, Identity, SyncBatchNorm."""
-from ...nn.basic_layers import Concurrent, HybridConcurrent, Identity, SyncBatchNorm  # noqa: F401
+"""mx.gluon.contrib.nn: Concurrent, HybridConcurrent, Identity, SyncBatchNorm,
+SparseEmbedding and the PixelShuffle layers."""
+from .basic_layers import (Concurrent, HybridConcurrent, Identity, PixelShuffle1D,  # noqa: F401
+                           PixelShuffle2D, PixelShuffle3D, SparseEmbedding, SyncBatchNorm)
 
-__all__ = ["Concurrent", "HybridConcurrent", "Identity", "SyncBatchNorm"]
+__all__ = ["Concurrent", "HybridConcurrent", "Identity", "SparseEmbedding", "SyncBatchNorm",
+           "PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D"]

@@ -1,0 +1,136 @@
+"""mx.gluon.contrib.rnn.rnn_cell: VariationalDropoutCell and LSTMPCell (MXNet 1.9.1)."""
+from ...rnn.rnn_cell import (BidirectionalCell, HybridRecurrentCell, ModifierCell,
+                             SequentialRNNCell, _format_sequence, _mask_sequence_variable_length)
+
+
+class VariationalDropoutCell(ModifierCell):
+    """Dropout with one mask per sequence (Gal & Ghahramani 2016) on the inputs, the first
+    state and the outputs of `base_cell`. Stepping by hand draws the masks at the first
+    step and keeps them until ``reset()``; ``unroll`` without state dropout drops whole
+    time axes of the merged inputs/outputs in one Dropout each, as MXNet does."""
+
+    def __init__(self, base_cell, drop_inputs=0., drop_states=0., drop_outputs=0.):
+        if drop_states and isinstance(base_cell, BidirectionalCell):
+            raise AssertionError("BidirectionalCell doesn't support variational state dropout. "
+                                 "Please add VariationalDropoutCell to the cells underneath "
+                                 "instead.")
+        if drop_states and isinstance(base_cell, SequentialRNNCell) and \
+                getattr(base_cell, "_bidirectional", False):
+            raise AssertionError("Bidirectional SequentialRNNCell doesn't support variational "
+                                 "state dropout. Please add VariationalDropoutCell to the cells "
+                                 "underneath instead.")
+        super().__init__(base_cell)
+        self.drop_inputs, self.drop_states, self.drop_outputs = drop_inputs, drop_states, drop_outputs
+        self._clear_masks()
+
+    def _clear_masks(self):
+        self.drop_inputs_mask = self.drop_states_mask = self.drop_outputs_mask = None
+
+    def _alias(self):
+        return "vardrop"
+
+    def reset(self):
+        super().reset()
+        self._clear_masks()
+
+    @staticmethod
+    def _mask(F, like, p):
+        return F.Dropout(F.ones_like(like), p=p)
+
+    def hybrid_forward(self, F, inputs, states):
+        if self.drop_states and self.drop_states_mask is None:
+            self.drop_states_mask = self._mask(F, states[0], self.drop_states)
+        if self.drop_inputs and self.drop_inputs_mask is None:
+            self.drop_inputs_mask = self._mask(F, inputs, self.drop_inputs)
+        if self.drop_states:
+            states = [states[0] * self.drop_states_mask] + list(states[1:])
+        if self.drop_inputs:
+            inputs = inputs * self.drop_inputs_mask
+        output, next_states = self.base_cell(inputs, states)
+        if self.drop_outputs:
+            if self.drop_outputs_mask is None:
+                self.drop_outputs_mask = self._mask(F, output, self.drop_outputs)
+            output = output * self.drop_outputs_mask
+        return output, next_states
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(p_out = {self.drop_outputs}, " \
+               f"p_state = {self.drop_states})"
+
+    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None,
+               valid_length=None):
+        if self.drop_states:  # the state mask must be applied step by step
+            return super().unroll(length, inputs, begin_state, layout, merge_outputs,
+                                  valid_length=valid_length)
+        self.reset()
+        inputs, axis, F, _ = _format_sequence(length, inputs, layout, True)
+        states = begin_state  # None: the base cell's unroll makes its zero states
+        if self.drop_inputs:
+            inputs = F.Dropout(inputs, p=self.drop_inputs, axes=(axis,))
+        outputs, states = self.base_cell.unroll(length, inputs, states, layout,
+                                                merge_outputs=True, valid_length=valid_length)
+        if self.drop_outputs:
+            outputs = F.Dropout(outputs, p=self.drop_outputs, axes=(axis,))
+        if merge_outputs is None:
+            merge_outputs = not isinstance(outputs, (list, tuple))
+        outputs, _, _, _ = _format_sequence(length, outputs, layout, merge_outputs)
+        if valid_length is not None:
+            outputs = _mask_sequence_variable_length(F, outputs, length, valid_length, axis,
+                                                     merge_outputs)
+        return outputs, states
+
+
+class LSTMPCell(HybridRecurrentCell):
+    """LSTM with a projected recurrent state (Sak et al. 2014): r_t = W_hr h_t feeds the
+    next step's gates and is the output; states are [r, c] of sizes (projection_size,
+    hidden_size). Gate order i, f, c, o as in LSTMCell; parameters i2h/h2h/h2r_weight,
+    i2h/h2h_bias."""
+
+    def __init__(self, hidden_size, projection_size, i2h_weight_initializer=None,
+                 h2h_weight_initializer=None, h2r_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
+                 prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        self._hidden_size, self._input_size = hidden_size, input_size
+        self._projection_size = projection_size
+        n = 4 * hidden_size
+        get = self.params.get
+        self.i2h_weight = get("i2h_weight", shape=(n, input_size), init=i2h_weight_initializer,
+                              allow_deferred_init=True)
+        self.h2h_weight = get("h2h_weight", shape=(n, projection_size),
+                              init=h2h_weight_initializer, allow_deferred_init=True)
+        self.h2r_weight = get("h2r_weight", shape=(projection_size, hidden_size),
+                              init=h2r_weight_initializer, allow_deferred_init=True)
+        self.i2h_bias = get("i2h_bias", shape=(n,), init=i2h_bias_initializer,
+                            allow_deferred_init=True)
+        self.h2h_bias = get("h2h_bias", shape=(n,), init=h2h_bias_initializer,
+                            allow_deferred_init=True)
+
+    def state_info(self, batch_size=0):
+        return [{"shape": (batch_size, self._projection_size), "__layout__": "NC"},
+                {"shape": (batch_size, self._hidden_size), "__layout__": "NC"}]
+
+    def _alias(self):
+        return "lstmp"
+
+    def __repr__(self):
+        shape, proj = self.i2h_weight.shape, self.h2r_weight.shape
+        return f"{self.__class__.__name__}({shape[1] or None} -> {shape[0]} -> {proj[0]})"
+
+    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, h2r_weight, i2h_bias,
+                       h2h_bias):
+        p = f"t{self._counter}_"
+        n = 4 * self._hidden_size
+        gates = F.FullyConnected(data=inputs, weight=i2h_weight, bias=i2h_bias, num_hidden=n,
+                                 name=p + "i2h") + \
+            F.FullyConnected(data=states[0], weight=h2h_weight, bias=h2h_bias, num_hidden=n,
+                             name=p + "h2h")
+        g = F.SliceChannel(gates, num_outputs=4, name=p + "slice")
+        i, f, o = (F.Activation(g[k], act_type="sigmoid", name=p + s)
+                   for k, s in ((0, "i"), (1, "f"), (3, "o")))
+        c_in = F.Activation(g[2], act_type="tanh", name=p + "c")
+        next_c = F.elemwise_add(f * states[1], i * c_in, name=p + "state")
+        hidden = F.elemwise_mul(o, F.Activation(next_c, act_type="tanh"), name=p + "hidden")
+        next_r = F.FullyConnected(data=hidden, num_hidden=self._projection_size,
+                                  weight=h2r_weight, no_bias=True, name=p + "out")
+        return next_r, [next_r, next_c]
