@@ -49,6 +49,10 @@ class Context:
 
     __str__ = __repr__
 
+    def __reduce__(self):
+        # the resolved JAX device does not pickle; it is looked up again on first use
+        return (Context, (self.device_type, self.device_id))
+
     def __enter__(self):
         self._old = current_context()
         Context._default.value = self
