@@ -62,7 +62,11 @@ def _extreme(f):
     def red(x, axis, keepdims):
         @jax.custom_vjp
         def h(x):
-            return f(x, axis=axis, keepdims=keepdims)
+            r = f(x, axis=axis, keepdims=keepdims)
+            if jnp.issubdtype(x.dtype, jnp.floating):  # XLA:CPU's vectorised full reduction
+                nan = jnp.any(jnp.isnan(x), axis=axis, keepdims=keepdims)  # can drop a NaN
+                r = jnp.where(nan, jnp.asarray(jnp.nan, r.dtype), r)
+            return r
 
         def fwd(x):
             y = h(x)
