@@ -17,6 +17,12 @@ hand-kept list:
   operator registry (`xnd.lowering.registry`) names the operator; ``F.X``
   must exist in both ``mx.nd`` and ``mx.sym``, since a block runs with either.
 
+A call's keyword arguments are checked too, when the callable resolves to an xnd
+callable whose keywords are closed: a signature without ``**kwargs``, or an operator
+function, which takes its registry entry's inputs and declared attributes (plus ``out``/
+``name``, and on symbols ``attr``, ``lr_mult`` & co.). A keyword it does not take is
+``unsupported``, naming the callable and the keyword (it raises at run time).
+
 Each use is ``supported``, ``unsupported`` (xnd lacks it: the report says
 which part is missing), or ``unknown`` (the chain goes through a value the
 scanner cannot follow: a call whose result it cannot type, an element of a
@@ -220,6 +226,40 @@ class Resolver:
         """The registry operator a namespace attribute stands for, if any."""
         op = self.ops.get(path_tail[-1]) if path_tail else None
         return op.name if op is not None else None
+
+
+_OP_CALL_KEYWORDS = {"nd": frozenset(("out", "name")),
+                     "sym": frozenset(("name", "attr", "ctx_group", "lr_mult", "wd_mult",
+                                       "force_mirroring", "mirror_stage"))}
+
+
+# modules whose **kwargs functions hand their keywords to the registry entry of their name
+# (mx.np's functions are another face, with keywords of their own)
+_OP_MODULES = frozenset(OP_NAMESPACES) | {"xnd.ndarray"}
+
+
+def _accepted(obj, label, kind, op):
+    """(label, keyword names) that ``obj`` takes, or None when any keyword may do."""
+    if not callable(obj) or isinstance(obj, types.ModuleType):
+        return None
+    try:
+        params = inspect.signature(obj).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    names, open_ended = set(), False
+    for p in params:
+        if p.kind is p.VAR_KEYWORD:
+            open_ended = True
+        elif p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            names.add(p.name)
+    if not open_ended:
+        return (f"xnd's {label}", frozenset(names))
+    if (op is None or kind not in _OP_CALL_KEYWORDS or not op.params or op.extra is not None
+            or getattr(obj, "__module__", None) not in _OP_MODULES):
+        return None  # open, or an op without attributes (MXNet ignores unknown keywords)
+    # an operator function: its own parameters, then the registry entry's inputs and attributes
+    return (f"{label} (operator {op.name})", frozenset(names) | frozenset(op.inputs) |
+            frozenset(op.params) | _OP_CALL_KEYWORDS[kind])
 
 
 def _dunder(name):
@@ -561,6 +601,7 @@ class FileScanner:
                 self.visit_expr(scope, arg)
             for kw in node.keywords:
                 self.visit_expr(scope, kw.value)
+            self._check_keywords(scope, node, func)
         if isinstance(node.func, ast.Name) and node.func.id == "getattr" and func is OTHER \
                 and len(node.args) >= 2:
             # getattr(mx.nd, 'relu') is mx.nd.relu; getattr(mx.nd, name) cannot be followed
@@ -578,6 +619,60 @@ class FileScanner:
                               "getattr with a name computed at run time")
                 return Opaque()
         return self._call_result(func)
+
+    def _check_keywords(self, scope, node, func):
+        """Report each keyword of the call that the xnd callable does not take (it would
+        raise TypeError or MXNetError at run time), when the scanner knows the callable."""
+        kws = [kw for kw in node.keywords if kw.arg is not None]
+        if not kws:
+            return
+        api, sets = self._keyword_sets(scope, node, func)
+        for kw in kws:
+            if _dunder(kw.arg):
+                continue
+            rejecting = [(label, allowed) for label, allowed in sets if kw.arg not in allowed]
+            if not rejecting:
+                continue
+            label, allowed = rejecting[0]
+            labels = " and ".join(lb for lb, _ in rejecting)
+            known = ", ".join(sorted(k for k in allowed if not k.startswith("_")))
+            reason = (f"{labels} {'does' if len(rejecting) == 1 else 'do'} not take the "
+                      f"keyword {kw.arg!r}")
+            if known:
+                reason += f" (keywords: {textwrap.shorten(known, 200)})"
+            self._add(kw, f"{_text(node.func)}({kw.arg}=...)", f"{api}({kw.arg}=)",
+                      UNSUPPORTED, reason)
+
+    def _keyword_sets(self, scope, node, func):
+        """(api, [(label, keywords the callable takes)]) for a call the scanner can resolve
+        to xnd callables with a closed keyword set: an operator's inputs and declared
+        attributes, or a signature without ``**kwargs``. No sets when it cannot tell."""
+        out, api = [], None
+        if isinstance(func, Mod) and len(func.path) >= 2:
+            res = self.r.resolve(func.path)
+            api = ".".join(func.path)
+            if res.status == SUPPORTED:
+                kind = _namespace_kind(func.path[:-1])
+                out.append(_accepted(res.obj, api, kind,
+                                     self.r.ops.get(func.path[-1]) if kind else None))
+        elif isinstance(func, OpNS) and func.path:
+            res = self.r.resolve_f(func.path)
+            api = "F." + ".".join(func.path)
+            if res.status == SUPPORTED:
+                op = self.r.ops.get(func.path[-1])
+                for obj, kind in zip(res.obj, ("nd", "sym")):
+                    out.append(_accepted(obj, f"mxnet.{kind}.{'.'.join(func.path)}", kind, op))
+        elif isinstance(func, Opaque) and isinstance(node.func, ast.Attribute):
+            base = self.evaluate(scope, node.func.value, record=False)
+            if isinstance(base, Inst) and base.exact:
+                for name, cls in base.classes:
+                    meth = inspect.getattr_static(cls, node.func.attr, None)
+                    if isinstance(meth, (staticmethod, classmethod)):
+                        meth = meth.__func__
+                    if inspect.isfunction(meth):
+                        api = f"{name}.{node.func.attr}"
+                        out.append(_accepted(meth, api, None, None))
+        return api, [x for x in out if x is not None]
 
     def _call_result(self, func):
         if func is OTHER:
