@@ -102,6 +102,68 @@ def create_save_load(mx, tmpdir):
 
 
 @case
+def batchnorm_aux(mx, tmpdir):
+    """Auxiliary states (BatchNorm moving statistics) copied back after fit."""
+    x, y = _data()
+    data = mx.sym.Variable("data")
+    h = mx.sym.BatchNorm(mx.sym.FullyConnected(data, num_hidden=5, name="fc1"), name="bn")
+    out = mx.sym.FullyConnected(mx.sym.Activation(h, act_type="tanh"), num_hidden=3,
+                                name="fc2")
+    params = _params(mx)
+    params.update({"bn_gamma": mx.nd.ones((5,)), "bn_beta": mx.nd.zeros((5,))})
+    model = mx.model.FeedForward(mx.sym.SoftmaxOutput(out, name="softmax"), num_epoch=2,
+                                 learning_rate=0.1, arg_params=params,
+                                 aux_params={"bn_moving_mean": mx.nd.zeros((5,)),
+                                             "bn_moving_var": mx.nd.ones((5,))})
+    model.fit(mx.io.NDArrayIter(x, y, batch_size=6))
+    out = [("arg:" + k, v) for k, v in sorted(model.arg_params.items())]
+    out += [("aux:" + k, v) for k, v in sorted(model.aux_params.items())]
+    out.append(("predict", model.predict(x)))
+    return out
+
+
+@case
+def sym_gen_buckets(mx, tmpdir):
+    """A sym_gen callable: each batch runs sym_gen(batch.bucket_key), parameters shared;
+    predict uses the symbol of the iterator's default_bucket_key."""
+    x, y = _data()
+
+    def sym_gen(key):
+        data = mx.sym.Variable("data")
+        h = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=5, name="fc1"),
+                              act_type=key)
+        out = mx.sym.FullyConnected(h, num_hidden=3, name="fc2")
+        return mx.sym.SoftmaxOutput(out, name="softmax")
+
+    class Buckets(mx.io.DataIter):
+        def __init__(self):
+            super().__init__(4)
+            self.default_bucket_key = "relu"
+            self.provide_data = [mx.io.DataDesc("data", (4, 4))]
+            self.provide_label = [mx.io.DataDesc("softmax_label", (4,))]
+            self.i = 0
+
+        def reset(self):
+            self.i = 0
+
+        def next(self):
+            if self.i == 3:
+                raise StopIteration
+            sl = slice(4 * self.i, 4 * self.i + 4)
+            key = ("relu", "tanh", "sigmoid")[self.i]
+            self.i += 1
+            return mx.io.DataBatch([mx.nd.array(x[sl])], [mx.nd.array(y[sl])], pad=0,
+                                   bucket_key=key, provide_data=self.provide_data,
+                                   provide_label=self.provide_label)
+    model = mx.model.FeedForward(sym_gen, num_epoch=2, learning_rate=0.2,
+                                 arg_params=_params(mx))
+    model.fit(Buckets())
+    out = [("arg:" + k, v) for k, v in sorted(model.arg_params.items())]
+    out.append(("predict", model.predict(mx.io.NDArrayIter(x, y, batch_size=4))))
+    return out
+
+
+@case
 def errors(mx, tmpdir):
     x, y = _data()
     model = mx.model.FeedForward(_net(mx), num_epoch=1, arg_params=_params(mx))

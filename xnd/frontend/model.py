@@ -171,6 +171,9 @@ class FeedForward:
     the constructor's extra keywords; ``epoch_size`` caps the batches of an epoch (the
     iterator is reset only when it runs out); ``arg_params``/``aux_params`` are updated in
     place at the end of each epoch that has an ``epoch_end_callback`` and at the last one.
+    A ``sym_gen(bucket_key)`` callable in place of the symbol trains through a
+    BucketingModule (each batch's ``bucket_key``, parameters shared) and predicts with the
+    symbol of the training iterator's ``default_bucket_key``.
     ``predict``/``score`` run on the first context through one bound executor, which is
     kept while the input shapes stay the same: as in MXNet, its weights are the ones it was
     bound with, so a ``predict`` before ``fit`` makes later ones (same shapes) use the
@@ -437,10 +440,18 @@ class FeedForward:
         optimizer = self._make_optimizer(data, kv, update_on_kvstore, param_names)
         logger = logging if logger is None else logger
         inputs = set(arg_names) - set(param_names)
-        mod = Module(self.symbol, context=self.ctx, logger=logger,
-                     work_load_list=work_load_list,
-                     data_names=[x[0] for x in data.provide_data if x[0] in inputs],
-                     label_names=[x[0] for x in data.provide_label if x[0] in inputs])
+        data_names = [x[0] for x in data.provide_data if x[0] in inputs]
+        label_names = [x[0] for x in data.provide_label if x[0] in inputs]
+        if self.sym_gen:     # MXNet binds sym_gen(batch.bucket_key) per batch, params shared
+            from .bucketing_module import BucketingModule
+            gen = self.sym_gen
+            mod = BucketingModule(lambda key: (gen(key), data_names, label_names),
+                                  default_bucket_key=data.default_bucket_key, logger=logger,
+                                  context=self.ctx, work_load_list=work_load_list)
+        else:
+            mod = Module(self.symbol, context=self.ctx, logger=logger,
+                         work_load_list=work_load_list, data_names=data_names,
+                         label_names=label_names)
         mod.bind(data.provide_data, data.provide_label, for_training=True)
         if monitor is not None:
             mod.install_monitor(monitor)
