@@ -272,6 +272,16 @@ def thread_np_scope(mx):
     return _NumpyArrayScope(True)._is_np_array
 
 
+def amp_tojson_removes_casts(mx):
+    from mxnet.contrib import amp
+    net = mx.sym.softmax(mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3, name="fc"),
+                         name="sm")
+    conv = amp.convert_symbol(net, target_dtype="float16")
+    ops = lambda s: [n["op"] for n in json.loads(s)["nodes"]]  # noqa: E731
+    return [ops(conv.tojson()), ops(conv.tojson(remove_amp_cast=False)),
+            conv.tojson() == net.tojson()]
+
+
 CASES = {name: fn for name, fn in list(globals().items())
          if callable(fn) and not name.startswith("_") and name not in ("run_case",)
          and getattr(fn, "__module__", None) == __name__}

@@ -85,6 +85,32 @@ def _gc_paused():
             gc.enable()
 
 
+_AMP_CASTS = ("amp_cast", "amp_multicast")
+
+
+def _without_amp_casts(sym):
+    """The same graph with every amp_cast/amp_multicast bypassed (copies of the nodes that
+    change; the symbol itself is untouched). A symbol without casts is returned as is."""
+    nodes = topo(sym._outputs)
+    if not any(n.op is not None and n.op.name in _AMP_CASTS for n in nodes):
+        return sym
+    new = {}
+
+    def source(entry):
+        node, i = entry
+        while node.op is not None and node.op.name in _AMP_CASTS:
+            node, i = node.inputs[i if node.op.name == "amp_multicast" else 0]
+        return new[id(node)], i
+
+    for n in nodes:
+        if n.op is not None and n.op.name in _AMP_CASTS:
+            continue
+        copy = _copy.copy(n)
+        copy.inputs = [source(e) for e in n.inputs]
+        new[id(n)] = copy
+    return Symbol([source(e) for e in sym._outputs])
+
+
 @graph_pass
 def topo(entries):
     """Nodes reachable from ``entries`` in MXNet's order: DFS post-order, inputs left to right.
@@ -383,12 +409,15 @@ class Symbol:
         return infer_type(self, args, kwargs, partial=True)
 
     def tojson(self, remove_amp_cast=True):
+        """MXNet's JSON; by default without the amp_cast/amp_multicast nodes that
+        contrib.amp.convert_symbol inserted (their consumers read the cast's input), as
+        MXNet writes it."""
         from .json_io import to_json
-        return to_json(self)
+        return to_json(_without_amp_casts(self) if remove_amp_cast else self)
 
     def save(self, fname, remove_amp_cast=True):
         from ..serialization import atomic_write_text
-        atomic_write_text(fname, self.tojson())
+        atomic_write_text(fname, self.tojson(remove_amp_cast))
 
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
              shared_exec=None):
