@@ -26,3 +26,14 @@ def write(json_path, npz_path, meta, arrays):
     with open(npz_path, "wb") as f:
         f.write(buf.getvalue())
     print(f"wrote {json_path} and {npz_path} ({len(arrays)} arrays)", file=sys.stderr)
+
+
+def real_mxnet():
+    """The real MXNet 1.9.1 a generator runs on (exits with a hint under anything else)."""
+    try:
+        import mxnet as mx
+    except ImportError:  # pragma: no cover
+        sys.exit("needs the real MXNet: run it with /work/mxref/bin/python")
+    if os.path.basename(os.path.dirname(mx.__file__)) != "mxnet":
+        sys.exit("needs the real mxnet 1.9.1, got %r" % mx.__file__)
+    return mx

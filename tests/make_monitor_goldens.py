@@ -11,12 +11,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import golden_files  # noqa: E402
 
-try:
-    import mxnet as mx
-except ImportError:  # pragma: no cover
-    sys.exit("needs the real MXNet: run it with /work/mxref/bin/python")
-if os.path.basename(os.path.dirname(mx.__file__)) != "mxnet":
-    sys.exit("needs the real mxnet 1.9.1, got %r" % mx.__file__)
+mx = golden_files.real_mxnet()
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goldens", "module")
 sys.path.insert(0, OUT)
