@@ -282,6 +282,16 @@ def amp_tojson_removes_casts(mx):
             conv.tojson() == net.tojson()]
 
 
+def creation_ops_take_ctx(mx):
+    mx.random.seed(1)
+    a = mx.nd.random_uniform(shape=(2, 3), ctx=mx.cpu(0))
+    b = mx.nd.normal(shape=(4,), ctx=mx.cpu(0), dtype="float64")
+    z = mx.nd.zeros((2,), stype="default")
+    s = mx.sym.random.uniform(shape=(2,), ctx=mx.cpu())
+    return [a.shape, str(a.context), b.dtype.__name__, z.asnumpy().tolist(),
+            s.infer_shape()[1]]
+
+
 CASES = {name: fn for name, fn in list(globals().items())
          if callable(fn) and not name.startswith("_") and name not in ("run_case",)
          and getattr(fn, "__module__", None) == __name__}

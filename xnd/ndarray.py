@@ -924,11 +924,13 @@ def op_function(op, pyname=None):
                     break
             else:
                 return invoke(op, list(args), dict(defaults), out=out)
+        # MXNet's generated creation/sampling ops (no array inputs) take ctx=
+        ctx = kwargs.pop("ctx", None) if not n_in and "ctx" not in op.params else None
         inputs, kw = bind(op, args, kwargs)
         for x in inputs:
             if x is not None and not isinstance(x, NDArray):
                 raise TypeError(f"{op.name}: inputs must be NDArrays, got {type(x).__name__}")
-        return invoke(op, inputs, op.parse_attrs(kw), out=out)
+        return invoke(op, inputs, op.parse_attrs(kw), out=out, ctx=ctx)
     fn.__name__ = pyname or op.name
     fn.__qualname__ = fn.__name__
     fn.__doc__ = op.doc or f"MXNet operator {op.name}."

@@ -80,13 +80,22 @@ def empty(shape, ctx=None, dtype=None):
     return zeros(shape, ctx, dtype)
 
 
+def _dense_only(opname, kwargs):
+    """MXNet's creation functions take stype=; xnd's arrays are dense ('default') only."""
+    stype = kwargs.pop("stype", None)
+    if stype not in (None, "default"):
+        raise MXNetError(f"{opname}: storage type {stype!r} is not supported by xnd (dense "
+                         "'default' arrays only; see docs/porting.md)")
+    check_kwargs(opname, kwargs)
+
+
 def zeros(shape, ctx=None, dtype=None, **kwargs):
-    check_kwargs("zeros", kwargs)
+    _dense_only("zeros", kwargs)
     return _creation("_zeros", ctx, shape=Shape(shape), dtype=_dt(dtype))
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
-    check_kwargs("ones", kwargs)
+    _dense_only("ones", kwargs)
     return _creation("_ones", ctx, shape=Shape(shape), dtype=_dt(dtype))
 
 

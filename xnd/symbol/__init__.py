@@ -15,6 +15,8 @@ def _symbol_function(op, pyname):
     """MXNet's generated symbol function: Symbols positional or by input name, attributes by
     keyword, ``name=`` and ``attr=``; auto-named ``<pyname lower-cased><k>``."""
     def fn(*args, name=None, attr=None, **kwargs):
+        if not op.inputs and "ctx" not in op.params:
+            kwargs.pop("ctx", None)  # MXNet's creation ops take ctx=; a Symbol is placed at bind
         inputs = {}
         for slot in op.inputs:
             if slot in kwargs and isinstance(kwargs[slot], (Symbol, list, tuple)):
