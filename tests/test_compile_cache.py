@@ -207,61 +207,16 @@ def test_traced_data_movement_runs_on_the_host(call, ref):
     np.testing.assert_array_equal(out, ref(a))
 
 
-def test_only_correctly_rounded_float_arithmetic_is_host_evaluated():
+def test_arithmetic_and_casts_are_not_host_evaluated():
     x = jax.device_put(np.ones((2, 3), np.float32))
-    xi = jax.device_put(np.ones((2, 3), np.int32))
-    assert host_eval.plan(lambda v: v * 2, [xi]) is None          # integer rules: XLA's
+    assert host_eval.plan(lambda v: v * 2, [x]) is None
     assert host_eval.plan(lambda v: v.astype(np.int32), [x]) is None
-    assert host_eval.plan(lambda v: jax.numpy.exp(v), [x]) is None  # not correctly rounded
-    assert host_eval.plan(lambda v: jax.numpy.maximum(v, 0), [x]) is None  # NaN rules
-    assert host_eval.plan(lambda v: v * 2, [x]) is not None
     assert host_eval.plan(lambda v: v.T.reshape(6), [x]) is not None
 
 
-ARITH_OPS = [("elemwise_add", 2), ("elemwise_sub", 2), ("elemwise_mul", 2), ("elemwise_div", 2),
-             ("broadcast_add", 2), ("broadcast_sub", 2), ("broadcast_mul", 2),
-             ("broadcast_div", 2), ("sqrt", 1), ("square", 1), ("negative", 1), ("abs", 1),
-             ("add_n", 3)]
-
-
-@pytest.mark.parametrize("name,n", ARITH_OPS)
-@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
-def test_host_arithmetic_is_bit_identical_to_the_kernel(name, n, dtype):
-    """Float arithmetic on a new shape runs in numpy: same bits as the compiled kernel,
-    with zeros, infinities and NaN included."""
-    rs = np.random.RandomState(7)
-    op = registry.get(name)
-    for shape in [(5,), (3, 4), (2, 1, 3)]:
-        vals = [(rs.randn(*shape) * 50).astype(dtype) for _ in range(n)]
-        vals[0].flat[0] = 0
-        if n > 1:
-            vals[1].flat[0] = 0                       # 0/0 and x/0
-            vals[-1].flat[-1] = np.inf
-        if name == "sqrt":
-            vals[0] = np.abs(vals[0])
-        vals = [jax.device_put(v) for v in vals]
-        plan = host_eval.plan(lambda *a: op.fn(*a), vals)
-        assert plan is not None, name
-        host = host_eval.run(plan, vals, jax.devices("cpu")[0])[0]
-        kern = op.kernel(())(*vals)
-        assert host.dtype == kern.dtype
-        np.testing.assert_array_equal(np.asarray(host), np.asarray(kern))
-
-
-def test_random_shape_arithmetic_compiles_nothing():
-    """MXNet's test_ndarray loops elementwise ops over random shapes and dtypes."""
-    rs = np.random.RandomState(3)
-
-    def loop():
-        for _ in range(20):
-            shape = tuple(int(d) for d in rs.randint(1, 30, size=rs.randint(1, 4)))
-            a = mx.nd.array(rs.rand(*shape))
-            b = mx.nd.array(rs.rand(*shape) + 1)
-            got = (a + b) * b / b - a
-            np.testing.assert_allclose(got.asnumpy(), b.asnumpy(), rtol=1e-5, atol=1e-5)
-            mx.nd.sqrt(a).asnumpy()
-    n, _ = _compiles(loop)
-    assert n == 0
+def test_absurd_host_results_compile_and_raise_mxnets_error():
+    with pytest.raises(MXNetError, match="tile"):
+        mx.nd.tile(mx.nd.ones((2,)), reps=(2 ** 31,))
 
 
 def test_host_path_errors_are_mxnet_errors():

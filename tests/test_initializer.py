@@ -253,11 +253,6 @@ def test_verbosity(caplog):
     assert caplog.records[-1].getMessage() == "Initialized x_weight as weight: 1.0"
 
 
-def test_fusedrnn_unsupported():
-    with pytest.raises(mx.MXNetError, match="FusedRNN"):
-        init.create("fusedrnn", init=None, num_hidden=4, num_layers=1, mode="lstm")
-
-
 def test_initdesc():
     d = init.InitDesc("fc_weight", {"__lr_mult__": "2"})
     assert d == "fc_weight" and isinstance(d, str) and d.attrs == {"__lr_mult__": "2"}

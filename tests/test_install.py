@@ -3,8 +3,9 @@ xnd-mxnet.pth (xnd.compat.PTH_LINE, written by setup.py's build hook), checked i
 virtualenv from a fresh interpreter.
 
 The virtualenvs get no packages of their own besides xnd (``--no-deps``): a ``.pth`` there
-names this interpreter's site-packages as a plain path, so jax and numpy import, while that
-directory's own ``.pth`` files (a developer's editable xnd, say) do not run."""
+names a view of this interpreter's site-packages (links to all but xnd) as a plain path, so
+jax and numpy import, while an xnd installed there, and that directory's own ``.pth`` files
+(a developer's editable xnd, say), do not."""
 import os
 import shutil
 import subprocess
@@ -47,8 +48,15 @@ def _venv(path):
     python = str(path / "bin" / "python")
     purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()"
                               "['purelib'])"], capture_output=True, text=True, check=True).stdout
+    # this interpreter's packages without its own xnd (CI installs one there, which would
+    # shadow the editable install under test): a directory of links to everything else
+    base, view = sysconfig.get_paths()["purelib"], path.parent / "base_site"
+    view.mkdir(exist_ok=True)
+    for name in os.listdir(base):
+        if not (name == "xnd" or name.startswith(("xnd-", "xnd_", "__editable__"))):
+            (view / name).symlink_to(os.path.join(base, name))
     with open(os.path.join(purelib.strip(), "zz_base_site.pth"), "w") as f:
-        f.write(sysconfig.get_paths()["purelib"] + "\n")
+        f.write(str(view) + "\n")
     return python, purelib.strip()
 
 

@@ -554,8 +554,6 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
             res = host_eval.run(host, vals, ctx.jax_device()) if host is not None else None
             if res is None:
                 res = (op._kernels.get(key) or op.kernel(key))(*vals, *dyn)
-                if len(vals) == 2 and vals[1] is not None:
-                    op.compiled_avals.add((vals[0].shape, vals[1].shape, vals[0].dtype))
             elif len(res) == 1:
                 res = res[0]
         else:
@@ -638,9 +636,6 @@ def _binary(self, other, bop, sop):
         if (sd is not None and od is not None and self._base is None and other._base is None
                 and self._ctx is other._ctx and not STATE.recording):
             kern = bop._kernels.get(())
-            if kern is not None and (sd.shape, od.shape, sd.dtype) not in bop.compiled_avals \
-                    and bop.name in _HOST_OPS:
-                kern = None  # a new shape: invoke's host path runs it without a compile
             if kern is not None:
                 if sd.size >= _DEFER_MIN_SIZE and sd.shape == od.shape and sd.dtype == od.dtype:
                     return _defer(bop, [self, other], [sd, od])

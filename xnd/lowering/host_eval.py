@@ -26,6 +26,8 @@ import numpy as np
 import jax
 import jax.numpy as jnp
 
+from .. import _compat_jax
+
 HOST_CALLS = 8
 MAX_ELEMENTS = 1 << 22
 
@@ -34,14 +36,7 @@ OPS = frozenset((
     "Reshape", "reshape_like", "Flatten", "expand_dims", "squeeze", "transpose", "SwapAxis",
     "broadcast_to", "broadcast_axis", "broadcast_like", "tile", "repeat", "Concat", "stack",
     "SliceChannel", "slice", "slice_axis", "slice_like", "reverse", "depth_to_space",
-    "space_to_depth", "_copy", "identity", "diag", "_zeros", "_ones", "_full",
-    # elementwise arithmetic: host-evaluated only where every value is float16/32/64 and
-    # the primitives are IEEE's correctly rounded ones (ARITHMETIC), which numpy and XLA
-    # compute to the same bits; random-shape loops (MXNet's test_ndarray) then compile nothing
-    "elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "broadcast_add",
-    "broadcast_sub", "broadcast_mul", "broadcast_div", "broadcast_plus", "broadcast_minus",
-    "_plus", "_minus", "_mul", "_div", "sqrt", "square", "negative", "abs", "add_n",
-    "ElementWiseSum"))
+    "space_to_depth", "_copy", "identity", "diag", "_zeros", "_ones", "_full"))
 
 
 def _bcast_to(x, shape):
@@ -125,23 +120,7 @@ PRIMITIVES = {
     "copy_p": lambda x, **_: x,
     "convert_element_type": lambda x, **_: x,   # only where the dtype stays (_check)
 }
-_CALLS = ("pjit", "jit", "closed_call", "core_call", "custom_jvp_call")
-
-# correctly rounded float primitives (numpy's float16 loops also round once from float32,
-# as XLA:CPU does); max/min are left out: their NaN handling differs between the two
-ARITHMETIC = {
-    "add": lambda x, y, **_: np.add(x, y),
-    "sub": lambda x, y, **_: np.subtract(x, y),
-    "mul": lambda x, y, **_: np.multiply(x, y),
-    "div": lambda x, y, **_: np.true_divide(x, y),
-    "neg": lambda x, **_: np.negative(x),
-    "abs": lambda x, **_: np.abs(x),
-    "sqrt": lambda x, **_: np.sqrt(x),
-    "square": lambda x, **_: np.multiply(x, x),
-    "integer_pow": lambda x, y, **_: np.multiply(x, x),   # only y == 2 (_check)
-}
-_HOST_FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
-PRIMITIVES.update(ARITHMETIC)
+_CALLS = ("pjit", "jit", "closed_call", "core_call")
 
 
 class _NotHost(Exception):
@@ -160,10 +139,6 @@ def _check(jaxpr):
         elif name == "convert_element_type" and \
                 np.dtype(eqn.params["new_dtype"]) != eqn.invars[0].aval.dtype:
             return False                 # a real cast: XLA's rounding and overflow rules
-        elif name in ARITHMETIC and not (
-                all(np.dtype(v.aval.dtype) in _HOST_FLOATS for v in eqn.invars + eqn.outvars)
-                and eqn.params.get("y", 2) == 2):
-            return False                 # integer/bool arithmetic: XLA's own rules
     return True
 
 
@@ -178,7 +153,7 @@ def _run(jaxpr, consts, args):
     for v, a in zip(jaxpr.invars, args):
         env[v] = a
     for eqn in jaxpr.eqns:
-        ins = [np.asarray(read(v), dtype=v.aval.dtype) for v in eqn.invars]
+        ins = [np.asarray(read(v)) for v in eqn.invars]
         name = eqn.primitive.name
         if name in _CALLS:
             inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
@@ -186,8 +161,7 @@ def _run(jaxpr, consts, args):
             outs = _run(closed if closed is not None else inner,
                         getattr(inner, "consts", ()), ins)
         else:
-            with np.errstate(all="ignore"):  # inf/nan as XLA gives them, without warnings
-                r = PRIMITIVES[name](*ins, **eqn.params)
+            r = PRIMITIVES[name](*ins, **eqn.params)
             outs = r if isinstance(r, list) else [r]
         for v, o in zip(eqn.outvars, outs):
             env[v] = o
@@ -207,10 +181,17 @@ def plan(fn, vals):
     return closed                        # the compiled path's size check raises MXNet's error
 
 
-def _put(outs, dtypes, device):
+def _put(outs, dtypes, device, vals):
+    """The host results as jax.Arrays on `device`, committed to it exactly when the compiled
+    kernel's would be (when an input is): a jitted step then sees the same arrays either
+    way and compiles once."""
     if sum(o.size for o in outs) > MAX_ELEMENTS:
         return None
-    return [jax.device_put(np.ascontiguousarray(o, dtype=d), device) for o, d in zip(outs, dtypes)]
+    outs = [np.ascontiguousarray(o, dtype=d) for o, d in zip(outs, dtypes)]
+    if any(_compat_jax.committed(v) for v in vals):
+        return [jax.device_put(o, device) for o in outs]
+    with jax.default_device(device):
+        return [jax.device_put(o) for o in outs]
 
 
 def run(plan_, vals, device):
@@ -223,9 +204,9 @@ def run(plan_, vals, device):
         except (_NotHost, ValueError, IndexError, TypeError):
             return None
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
-        return _put(outs, [o.dtype for o in outs], device)
+        return _put(outs, [o.dtype for o in outs], device, vals)
     outs = _run(plan_.jaxpr, plan_.consts, host)
-    return _put(outs, [v.aval.dtype for v in plan_.jaxpr.outvars], device)
+    return _put(outs, [v.aval.dtype for v in plan_.jaxpr.outvars], device, vals)
 
 
 class Seen:

@@ -46,7 +46,7 @@ class Op:
                  "rng", "train", "num_visible", "aux", "_kernels", "default_key", "doc",
                  "num_outputs", "output_names", "aux_update", "param_shapes", "optional", "check",
                  "input_init", "loss", "mutates", "tuned", "convolutional", "extra",
-                 "input_names", "compiled_avals",
+                 "input_names",
                  "__weakref__")
 
     def __init__(self, name, fn, aliases=(), num_visible=None, aux=(), num_outputs=1,
@@ -104,9 +104,6 @@ class Op:
         # positions that the last outputs go back into (variadic multi-weight updates)
         self.mutates = mutates if callable(mutates) else tuple(mutates)
         self._kernels = {}
-        # input (shape, dtype)s the eager kernel was compiled for, for ops whose new shapes run
-        # on the host first (host_eval): NDArray's operator fast path skips the host otherwise
-        self.compiled_avals = set()
         self.doc = inspect.getdoc(fn) or ""
         self.default_key = None
         if all(p.default is not REQUIRED for p in self.params.values()) and not self.train:

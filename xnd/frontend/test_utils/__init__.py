@@ -64,12 +64,11 @@ def is_aarch64_run():
     return platform.machine() == "aarch64"
 
 
-_features = Features()
-
-
 def has_tvm_ops():
-    """False: xnd has no TVM-generated operators (XLA compiles every operator)."""
-    return _features.is_enabled("TVM_OP")
+    """False: xnd has no TVM-generated operators (XLA compiles every operator). (Features()
+    is made here, not at import: it asks JAX for devices, which must wait until a
+    distributed worker has joined its job.)"""
+    return Features().is_enabled("TVM_OP")
 
 
 def is_op_runnable():
