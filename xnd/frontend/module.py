@@ -79,7 +79,6 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceShardin
 
 from .. import context as _context
 from .._compat_jax import committed, fresh_copy, shard_map
-from .._compat_jax import shard_map
 from .. import ndarray as _ndarray
 from ..base import MXNetError
 from ..lowering import xla_options
