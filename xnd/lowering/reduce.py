@@ -223,5 +223,7 @@ def topk(data, *, axis: optional(Int) = -1, k: Int = 1,
         return idx.astype(dtype)
     if ret_typ == "both":
         return vals, idx.astype(dtype)
-    mask = jnp.zeros(data.shape, data.dtype)
-    return jnp.put_along_axis(mask, idx, jnp.ones((), data.dtype), axis=axis, inplace=False)
+    # 1 where an index was picked (jnp.put_along_axis, but that needs jax >= 0.4.31)
+    picked = jnp.moveaxis(idx, axis, -1)[..., :, None] == jnp.arange(data.shape[axis],
+                                                                      dtype=idx.dtype)
+    return jnp.moveaxis(jnp.any(picked, axis=-2).astype(data.dtype), -1, axis)
