@@ -258,8 +258,10 @@ def _accepted(obj, label, kind, op):
             or getattr(obj, "__module__", None) not in _OP_MODULES):
         return None  # open, or an op without attributes (MXNet ignores unknown keywords)
     # an operator function: its own parameters, then the registry entry's inputs and attributes
+    # (and ctx= for creation/sampling ops, which have no array inputs)
+    creation = frozenset(() if op.inputs else ("ctx",))
     return (f"{label} (operator {op.name})", frozenset(names) | frozenset(op.inputs) |
-            frozenset(op.params) | _OP_CALL_KEYWORDS[kind])
+            frozenset(op.params) | _OP_CALL_KEYWORDS[kind] | creation)
 
 
 def _dunder(name):
