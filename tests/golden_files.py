@@ -37,3 +37,16 @@ def real_mxnet():
     if os.path.basename(os.path.dirname(mx.__file__)) != "mxnet":
         sys.exit("needs the real mxnet 1.9.1, got %r" % mx.__file__)
     return mx
+
+
+def initializer(mx, ctor):
+    """``mx.init.<Name>(<literal args>)`` from a string such as ``"Constant(2.0)"``, without
+    eval: the name must be an mx.init class and the arguments Python literals."""
+    import ast
+    call = ast.parse(ctor, mode="eval").body
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+        raise ValueError(f"not an initializer constructor: {ctor!r}")
+    cls = getattr(mx.init, call.func.id)
+    args = [ast.literal_eval(a) for a in call.args]
+    kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+    return cls(*args, **kwargs)
