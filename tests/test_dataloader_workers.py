@@ -5,6 +5,7 @@ same batches, one DataLoaderFallbackWarning, when the dataset does not pickle, t
 cannot start, or the main script is not guarded; scripts run with `python -m xnd run`). The
 transforms live in make_dataloader_goldens (numpy only), so the spawned workers do not import
 xnd/JAX."""
+import ast
 import gc
 import json
 import multiprocessing
@@ -23,6 +24,8 @@ import pytest
 
 import xnd as mx
 from xnd.frontend.gluon.data import dataloader as DL
+from xnd.frontend.gluon.data import _loader_pool as POOL
+from xnd.frontend.gluon.data import _loader_workers as WORKERS
 
 import make_dataloader_goldens as G
 
@@ -114,7 +117,7 @@ def _fallbacks(record):
 
 
 def test_unpicklable_dataset_falls_back_to_threads():
-    DL._warned.clear()
+    WORKERS._warned.clear()
     ds = D.ArrayDataset(G.X, G.Y).transform_first(lambda x: x * 2)
     expect = _batches(D.DataLoader(ds, batch_size=4))
     with warnings.catch_warnings(record=True) as record:
@@ -123,7 +126,7 @@ def test_unpicklable_dataset_falls_back_to_threads():
         assert not multiprocessing.active_children()  # no process was started
         assert _batches(loader) == expect  # values, dtypes and order of num_workers=0
         assert _batches(D.DataLoader(ds, batch_size=4, num_workers=2)) == expect
-    assert isinstance(loader._worker_pool, DL._ThreadPool)
+    assert isinstance(loader._worker_pool, POOL._ThreadPool)
     assert [str(b[0].context) for b in loader] == ["cpu_shared(0)"] * 3  # as MXNet's workers
     warned = _fallbacks(record)
     assert len(warned) == 1  # once, for both loaders
@@ -135,10 +138,10 @@ def test_unpicklable_dataset_falls_back_to_threads():
     assert not _workers()
     # the error is still what the pickling step raises
     with pytest.raises(DL.UnpicklableDatasetError) as info:
-        DL._worker_payload(ds, DL.default_mp_batchify_fn)
+        WORKERS._worker_payload(ds, DL.default_mp_batchify_fn)
     assert isinstance(info.value, pickle.PicklingError) and "<lambda>" in info.value.what
     # thread_pool=True asks for threads: no warning
-    DL._warned.clear()
+    WORKERS._warned.clear()
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
         assert _batches(D.DataLoader(ds, batch_size=4, num_workers=2, thread_pool=True)) == \
@@ -149,7 +152,7 @@ def test_unpicklable_dataset_falls_back_to_threads():
 def test_function_of_unimportable_main_falls_back(monkeypatch):
     """A function of __main__ that workers cannot import (pytest has no such script, or
     has it without this name): threads, not a worker that fails to load the dataset."""
-    DL._warned.clear()
+    WORKERS._warned.clear()
 
     def tf_in_main(x):
         return x + 1
@@ -167,18 +170,18 @@ def test_function_of_unimportable_main_falls_back(monkeypatch):
 def test_workers_that_cannot_start_fall_back_to_threads(monkeypatch):
     """The dataset pickles here but a worker cannot load it (its module exists only in this
     process): the batches asked of the workers are made again in threads, in order."""
-    DL._warned.clear()
+    WORKERS._warned.clear()
     ghost = types.ModuleType("xnd_test_ghost_module")
     exec("def triple(x):\n    return x * 3\n", ghost.__dict__)
     monkeypatch.setitem(sys.modules, ghost.__name__, ghost)
     ds = D.ArrayDataset(G.X, G.Y).transform_first(ghost.triple)
     expect = _batches(D.DataLoader(ds, batch_size=3, sampler=G.ORDER))
     loader = D.DataLoader(ds, batch_size=3, sampler=G.ORDER, num_workers=2)
-    assert isinstance(loader._worker_pool, DL._ProcessPool)
+    assert isinstance(loader._worker_pool, POOL._ProcessPool)
     with pytest.warns(DL.DataLoaderFallbackWarning, match="did not start"):
         got = _batches(loader)
     assert got == expect
-    assert isinstance(loader._worker_pool, DL._ThreadPool)
+    assert isinstance(loader._worker_pool, POOL._ThreadPool)
     assert "xnd_test_ghost_module" in loader.fallback_reason
     assert _batches(loader) == expect
     assert not _workers()
@@ -215,7 +218,7 @@ def test_main_guard_analysis(tmp_path):
 
             last()
         """)
-    info = DL._ScriptInfo(DL.ast.parse(src))
+    info = WORKERS._ScriptInfo(ast.parse(src))
     lines = src.splitlines()
     guarded = [i + 1 for i in range(len(lines)) if info.guarded(i + 1)]
     assert [lines[i - 1].strip() for i in guarded] == \
@@ -224,10 +227,10 @@ def test_main_guard_analysis(tmp_path):
     assert "inner" not in info.names
     path = tmp_path / "s.py"
     path.write_text(src)
-    assert DL._script_info(str(path)) is DL._script_info(str(path))  # parsed once
+    assert WORKERS._script_info(str(path)) is WORKERS._script_info(str(path))  # parsed once
     path.write_text("def broken(:\n")
-    assert "SyntaxError" in DL._script_info(str(path))
-    assert "FileNotFoundError" in DL._script_info(str(tmp_path / "missing.py"))
+    assert "SyntaxError" in WORKERS._script_info(str(path))
+    assert "FileNotFoundError" in WORKERS._script_info(str(tmp_path / "missing.py"))
 
 
 UNGUARDED = """\

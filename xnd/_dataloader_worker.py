@@ -9,7 +9,7 @@ mx.nd), and then with XLA limited to one thread so workers do not fight over the
 Protocol (one duplex Pipe per worker)
 -------------------------------------
 main -> worker: ``send_bytes(payload)`` once (the dataset and batchify_fn, pickled by
-    dataloader._WorkerPickler), then ``send((task_id, indices))`` per batch, ``send(None)``
+    _loader_workers._WorkerPickler), then ``send((task_id, indices))`` per batch, ``send(None)``
     to stop.
 worker -> main: ``send_bytes(header)`` with header = pickle of ``(kind, ...)``:
 
@@ -60,7 +60,7 @@ def limit_threads(environ=None):
 
 def bootstrap_code(mxnet_alias_root=None):
     """Python source that a worker process runs first, before multiprocessing re-runs the
-    main script in it (dataloader._worker_preparation ships it in the preparation data):
+    main script in it (_loader_pool._worker_preparation ships it in the preparation data):
     `limit_threads` (so a guarded script's top level, which the worker re-runs, already
     gets one BLAS/XLA thread and the CPU), and, with ``mxnet_alias_root`` (the folder that
     holds the xnd package), a lazy ``import mxnet`` -> xnd finder first on sys.meta_path,
@@ -261,7 +261,7 @@ class _PayloadUnpickler(pickle.Unpickler):
 
 
 def load_payload(payload):
-    """``(dataset, batchify_fn)`` from the bytes made by dataloader._WorkerPickler
+    """``(dataset, batchify_fn)`` from the bytes made by _loader_workers._WorkerPickler
     (batchify_fn is DEFAULT_BATCHIFY for the default)."""
     return _PayloadUnpickler(io.BytesIO(payload)).load()
 
