@@ -51,9 +51,6 @@ KNOWN_CIRCLE_EDGES = {
     ("xnd._dataloader_worker", "xnd"),
     ("xnd.frontend.test_utils", "xnd"),
     # being fixed now
-    ("xnd.ndarray", "xnd.autograd"),
-    ("xnd.ndarray", "xnd.frontend.random"),
-    ("xnd.autograd.tape", "xnd.frontend.random"),
     ("xnd.symbol.symbol", "xnd.symbol.json_io"),
     ("xnd.symbol.symbol", "xnd.symbol.infer"),
     ("xnd.symbol.symbol", "xnd.symbol.executor"),
@@ -69,9 +66,6 @@ KNOWN_UPWARD = {
     ("xnd._dataloader_worker", "xnd"),
     ("xnd.frontend.test_utils", "xnd"),
     # being fixed now
-    ("xnd.autograd.tape", "xnd.frontend.random"),
-    ("xnd.ndarray", "xnd.autograd"),
-    ("xnd.ndarray", "xnd.frontend.random"),
     ("xnd.symbol.executor", "xnd.frontend.random"),
 }
 

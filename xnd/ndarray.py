@@ -25,9 +25,10 @@ import numpy as np
 from . import _compat_jax
 from . import engine as _engine
 from . import lowering
+from . import rng as _rng
 from .base import MXNetError
 from .context import Context, current_context
-from .lowering import host_eval, registry
+from .lowering import bucket, host_eval, registry
 from .lowering.dtypes import np_dtype
 
 py_slice = slice  # MXNet's name for the builtin (its module defines an op called slice)
@@ -42,6 +43,14 @@ jax.config.update("jax_enable_x64", True)  # MXNet has real float64/int64 arrays
 warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
 
 
+class GradReqError(MXNetError, KeyError):
+    """A grad_req outside write/add/null (MXNet raises KeyError: catching either works);
+    ``mx.autograd.GradReqError``."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
 class _State(threading.local):
     """Autograd's flags and hooks; xnd.autograd fills them in (the core never imports it).
 
@@ -52,6 +61,7 @@ class _State(threading.local):
     training = False
     record = None      # record(op, attrs, inputs, outputs) while recording
     on_write = None    # on_write(ndarray) before an in-place write while recording
+    backward = None    # autograd.backward(heads, head_grads, retain_graph, train_mode)
 
 
 STATE = _State()
@@ -59,6 +69,7 @@ _RECENT = collections.deque(maxlen=16)  # weak refs to the newest results, for n
 _ref = weakref.ref
 _new = object.__new__
 _HOST, _HOST_OPS = host_eval.Seen(), host_eval.OPS  # data movement on new shapes: numpy
+_FLAT = bucket.Flat()  # elementwise ops on new shapes: one kernel per bucketed length
 
 
 def _wrap(data, ctx):
@@ -314,9 +325,8 @@ class NDArray:
         return self._view(0, self.shape)
 
     def attach_grad(self, grad_req="write", stype=None):
-        from . import autograd  # installs the recording hooks
         if grad_req not in ("write", "add", "null"):
-            raise autograd.GradReqError(f"grad_req must be one of 'write', 'add', 'null', got "
+            raise GradReqError(f"grad_req must be one of 'write', 'add', 'null', got "
                                         f"{grad_req!r}")
         self._grad = _wrap(jnp.zeros(self.shape, self.dtype, device=self._ctx.jax_device()),
                            self._ctx)
@@ -325,8 +335,7 @@ class NDArray:
         self._ag = None
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
-        from . import autograd
-        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+        STATE.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
 
     # ---- shape methods that are views in MXNet -------------------------------------------
     def reshape(self, *shape, **kwargs):
@@ -532,8 +541,7 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
     if op.train:
         attrs["is_train"] = STATE.training
     if op.rng:
-        from .frontend import random as _random
-        attrs["key"] = _random.next_key()
+        attrs["key"] = _rng.next_key()
     if op.check is not None:
         op.check(attrs, *vals)
     static, dynamic = op.static, op.dynamic
@@ -552,6 +560,8 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         elif vals:
             host = _HOST.plan_for(op, key, vals) if op.name in _HOST_OPS else None
             res = host_eval.run(host, vals, ctx.jax_device()) if host is not None else None
+            if res is None and op.elementwise:
+                res = _FLAT.run(op, key, vals, dyn, ctx.jax_device())
             if res is None:
                 res = (op._kernels.get(key) or op.kernel(key))(*vals, *dyn)
             elif len(res) == 1:

@@ -8,7 +8,7 @@ the tape's structure (see engine.py). Importing this package installs the
 recording hooks into ``xnd.ndarray.STATE``.
 """
 from ..base import MXNetError
-from ..ndarray import NDArray, STATE
+from ..ndarray import STATE, GradReqError, NDArray
 from . import engine, tape
 from .function import Function
 
@@ -19,13 +19,6 @@ __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_
 tape.install()
 
 _GRAD_REQS = ("write", "add", "null")
-
-
-class GradReqError(MXNetError, KeyError):
-    """A grad_req outside write/add/null (MXNet raises KeyError: catching either works)."""
-
-    def __str__(self):
-        return str(self.args[0]) if self.args else ""
 
 
 def set_recording(is_recording):  # pylint: disable=redefined-outer-name
@@ -129,6 +122,9 @@ def mark_variables(variables, gradients, grad_reqs="write"):
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # pylint: disable=redefined-outer-name
     """Compute the gradients of heads w.r.t. the marked variables, into their ``.grad``."""
     engine.run(heads, head_grads, None, retain_graph, False, train_mode)
+
+
+type(STATE).backward = staticmethod(backward)  # NDArray.backward (the core never imports us)
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,

@@ -24,6 +24,7 @@ topological order.
 import itertools
 
 from ..base import MXNetError
+from .. import rng as _rng
 from ..ndarray import STATE
 
 _ids = itertools.count(1)
@@ -149,10 +150,7 @@ def _rng_key(op, attrs):
     key = attrs.get("key")
     if key is None:
         # The core does not hand the key over: it is the draw that invoke made just now.
-        from ..frontend import random as _random
-        import numpy as np
-        st = _random._state
-        key = np.array([st["seed"], st["counter"] & 0xFFFFFFFF], dtype=np.uint32)
+        key = _rng.current_key()
     return key
 
 

@@ -1,31 +1,28 @@
 """mx.random / mx.nd.random: the global seed and the sampling functions.
 
-The state is (seed, counter); each draw passes ``(seed, counter)`` into the
-sampling kernel, which derives its stream with ``fold_in``; seeding resets the
-counter, so a seed reproduces a run. MXNet's exact bit streams are not
-reproduced (they differ between MXNet builds too).
+The state is (seed, counter), kept in ``xnd/rng.py`` (below the NDArray core, which
+draws from it); each draw passes ``(seed, counter)`` into the sampling kernel, which
+derives its stream with ``fold_in``; seeding resets the counter, so a seed reproduces
+a run. MXNet's exact bit streams are not reproduced (they differ between MXNet builds
+too).
 """
 import numpy as np
 
+from .. import rng as _rng
 from ..ndarray import NDArray, invoke
 from ..base import MXNetError
 from ..lowering import registry
 from ..lowering.attrs import Shape
 
-_state = {"seed": 0, "counter": 0}
+_state = _rng._state  # the same dict: tests and tools read (seed, counter) here
+next_key = _rng.next_key
 
 
 def seed(seed_state, ctx="all"):
     """Seed the generator (every context: xnd has one stream shared by all devices)."""
     if not isinstance(seed_state, (int, np.integer)):
         raise ValueError(f"seed_state must be an integer, got {type(seed_state).__name__}")
-    _state["seed"] = int(seed_state) & 0xFFFFFFFF
-    _state["counter"] = 0
-
-
-def next_key():
-    _state["counter"] += 1
-    return np.array([_state["seed"], _state["counter"] & 0xFFFFFFFF], dtype=np.uint32)
+    _rng.seed(seed_state)
 
 
 def _shape(shape):
