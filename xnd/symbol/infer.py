@@ -16,7 +16,7 @@ from ..lowering.attrs import Shape
 from ..lowering.registry import check_size
 from ..semantics import is_np_shape
 from ..lowering.elemwise import same_shapes
-from .symbol import aux_nodes, graph_pass, topo
+from .graph import aux_nodes, graph_pass, topo
 
 _KEY = jax.ShapeDtypeStruct((2,), jnp.uint32)
 

@@ -9,7 +9,7 @@ import logging
 
 from ..base import MXNetError
 from ..lowering import registry
-from .symbol import Node, Symbol, graph_pass, topo
+from .graph import Node, graph_pass, topo
 
 MXNET_VERSION = 10901
 _HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
@@ -132,7 +132,9 @@ def _check_doc(doc):
 
 
 @graph_pass
-def load_json(json_str):
+def read_json(json_str):
+    """The output entries of the graph in MXNet's JSON text (``mx.sym.load_json`` wraps them
+    in a Symbol)."""
     if not isinstance(json_str, str):
         raise TypeError("fname required to be string")
     try:
@@ -188,7 +190,7 @@ def load_json(json_str):
             raise _bad(f"arg_nodes entry {nid} ({nodes[nid].name}) is an operator, not a "
                        f"variable")
     heads = [_entry(h, len(nodes), "head") for h in doc["heads"]]
-    return Symbol([_output(nodes, nid, out, "head") for nid, out, _ in heads])
+    return [_output(nodes, nid, out, "head") for nid, out, _ in heads]
 
 
 def _output(nodes, nid, out, what):
@@ -239,10 +241,11 @@ def _add_missing_inputs(node):
             node.versions.append(0)
 
 
-def load(fname):
+def read_file(fname):
+    """`read_json` of a ``-symbol.json`` file."""
     try:
         with open(fname, encoding="utf-8") as f:
             text = f.read()
     except OSError as e:
         raise MXNetError(f'Open "{fname}": {e.strerror or e}') from e
-    return load_json(text)
+    return read_json(text)

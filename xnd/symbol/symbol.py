@@ -1,17 +1,13 @@
 """The Symbol: a DAG of registry operators with MXNet's naming rules.
 
-A graph is made of ``Node``s: an op node holds a registry ``Op``, its
-attributes as MXNet writes them (strings, parsed on demand) and its input
-entries ``(node, output_index)``; a variable node has ``op is None``. A
-Symbol is a list of output entries. Arguments and auxiliary states are not
-marked: a variable is auxiliary iff it feeds an input slot that its op
-declares as auxiliary (BatchNorm's moving statistics), exactly as MXNet
-decides it.
+A Symbol is a list of output entries ``(node, output_index)`` of a graph of
+``Node``s (graph.py). Its methods reach the modules that read and run graphs
+(infer.py, json_io.py, executor.py), which import graph.py, never this module.
+Arguments and auxiliary states are not marked: a variable is auxiliary iff it
+feeds an input slot that its op declares as auxiliary (BatchNorm's moving
+statistics), exactly as MXNet decides it.
 """
-import contextlib
 import copy as _copy
-import functools
-import gc
 import json
 
 import numpy as np
@@ -20,69 +16,9 @@ from .. import attribute, name as _name
 from ..base import MXNetError, NotImplementedForSymbol
 from ..lowering import registry
 from ..lowering.dtypes import np_dtype
-
-
-class Node:
-    __slots__ = ("op", "name", "attrs", "inputs", "_parsed", "versions")
-
-    def __init__(self, op, name, attrs=None, inputs=()):
-        self.op, self.name = op, name
-        self.versions = None  # input entry versions read from JSON (MXNet's mutation counters)
-        self.attrs = dict(attrs or {})
-        self.inputs = list(inputs)
-        self._parsed = None
-
-    @property
-    def is_var(self):
-        return self.op is None
-
-    def params(self):
-        """The op's attributes parsed (hidden ``__x__`` keys dropped), defaults filled."""
-        if self._parsed is None:
-            kw = {k: v for k, v in self.attrs.items() if not (k.startswith("__") and k.endswith("__"))}
-            self._parsed = self.op.parse_attrs(kw)
-        return self._parsed
-
-    def num_outputs(self):
-        return 1 if self.op is None else self.op.n_outputs(self.params())
-
-    def num_visible(self):
-        return 1 if self.op is None else self.op.n_visible(self.params())
-
-    def output_names(self):
-        if self.op is None:
-            return [self.name]
-        return [f"{self.name}_{s}" for s in self.op.out_names(self.params())]
-
-    def input_slot(self, i):
-        """The op's name for input position ``i`` (variadic ops repeat their last name)."""
-        names = self.op.inputs
-        if self.op.input_names is not None:  # per-node names (Custom: its prop's inputs)
-            names = self.op.input_names(self.params())
-        return names[min(i, len(names) - 1)] if names else "data"
-
-
-def graph_pass(fn):
-    """Runs ``fn`` with Python's cyclic garbage collector paused. A graph pass allocates
-    objects per node; with tens of thousands of live nodes every few thousand allocations
-    trigger a full collection that walks all of them, which made passes over a 30,000-node
-    graph quadratic. Nothing a pass allocates is cyclic garbage, so pausing loses nothing."""
-    @functools.wraps(fn)
-    def run(*args, **kwargs):
-        with _gc_paused():
-            return fn(*args, **kwargs)
-    return run
-
-
-@contextlib.contextmanager
-def _gc_paused():
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
+from ..serialization import DTYPE_CODES, atomic_write_text
+from .graph import Node, aux_nodes, graph_pass, topo  # noqa: F401  (graph_pass: re-exported)
+from . import executor as _executor, infer as _infer, json_io as _json_io
 
 
 _AMP_CASTS = ("amp_cast", "amp_multicast")
@@ -109,42 +45,6 @@ def _without_amp_casts(sym):
         copy.inputs = [source(e) for e in n.inputs]
         new[id(n)] = copy
     return Symbol([source(e) for e in sym._outputs])
-
-
-@graph_pass
-def topo(entries):
-    """Nodes reachable from ``entries`` in MXNet's order: DFS post-order, inputs left to right.
-
-    One pass over the edges, each node's input iterator resumed where it stopped (a graph is
-    acyclic, so marking a node when it is entered equals marking it when it is finished)."""
-    order, seen = [], set()
-    for node, _ in entries:
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack = [(node, iter(node.inputs))]
-        while stack:
-            n, it = stack[-1]
-            for child, _ in it:
-                if id(child) not in seen:
-                    seen.add(id(child))
-                    stack.append((child, iter(child.inputs)))
-                    break
-            else:
-                stack.pop()
-                order.append(n)
-    return order
-
-
-def aux_nodes(nodes):
-    """Variable nodes that feed an auxiliary-state slot."""
-    aux = set()
-    for n in nodes:
-        if n.op is not None and n.op.aux:
-            for i, (src, _) in enumerate(n.inputs):
-                if src.op is None and n.input_slot(i) in n.op.aux:
-                    aux.add(id(src))
-    return aux
 
 
 class Symbol:
@@ -226,8 +126,7 @@ class Symbol:
         return {"handle": self.tojson()}
 
     def __setstate__(self, state):
-        from .json_io import load_json
-        self._outputs = load_json(state["handle"])._outputs
+        self._outputs = _json_io.read_json(state["handle"])
 
     def __getitem__(self, index):
         if isinstance(index, str):
@@ -392,42 +291,34 @@ class Symbol:
 
     # ---- inference, serialisation, execution (implemented in sibling modules) ---------
     def infer_shape(self, *args, **kwargs):
-        from .infer import infer_shape
-        return infer_shape(self, args, kwargs, partial=False)
+        return _infer.infer_shape(self, args, kwargs, partial=False)
 
     def infer_shape_partial(self, *args, **kwargs):
-        from .infer import infer_shape
-        return infer_shape(self, args, kwargs, partial=True)
+        return _infer.infer_shape(self, args, kwargs, partial=True)
 
     def infer_type(self, *args, **kwargs):
-        from .infer import infer_type
-        return infer_type(self, args, kwargs)
+        return _infer.infer_type(self, args, kwargs)
 
     def infer_type_partial(self, *args, **kwargs):
         """infer_type that reports None for the types it cannot decide (MXNet's partial)."""
-        from .infer import infer_type
-        return infer_type(self, args, kwargs, partial=True)
+        return _infer.infer_type(self, args, kwargs, partial=True)
 
     def tojson(self, remove_amp_cast=True):
         """MXNet's JSON; by default without the amp_cast/amp_multicast nodes that
         contrib.amp.convert_symbol inserted (their consumers read the cast's input), as
         MXNet writes it."""
-        from .json_io import to_json
-        return to_json(_without_amp_casts(self) if remove_amp_cast else self)
+        return _json_io.to_json(_without_amp_casts(self) if remove_amp_cast else self)
 
     def save(self, fname, remove_amp_cast=True):
-        from ..serialization import atomic_write_text
         atomic_write_text(fname, self.tojson(remove_amp_cast))
 
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
              shared_exec=None):
-        from .executor import Executor
-        return Executor.bind(self, ctx, args, args_grad, grad_req, aux_states)
+        return _executor.Executor.bind(self, ctx, args, args_grad, grad_req, aux_states)
 
     def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
-        from .executor import Executor
-        return Executor.simple_bind(self, ctx, grad_req, type_dict, kwargs)
+        return _executor.Executor.simple_bind(self, ctx, grad_req, type_dict, kwargs)
 
     def eval(self, ctx=None, **kwargs):
         from ..context import current_context
@@ -559,7 +450,6 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     if wd_mult is not None:
         attrs["__wd_mult__"] = str(wd_mult)
     if dtype is not None:
-        from ..serialization import DTYPE_CODES
         attrs["__dtype__"] = str(DTYPE_CODES[np.dtype(np_dtype(dtype))])
     if init is not None:
         attrs["__init__"] = init if isinstance(init, str) else init.dumps()
@@ -581,6 +471,16 @@ def Group(symbols):
     if not symbols or any(not isinstance(s, Symbol) for s in symbols):
         raise TypeError("Expected a list of symbols as input")
     return Symbol([o for s in symbols for o in s._outputs])
+
+
+def load_json(json_str):
+    """mx.sym.load_json: the Symbol of MXNet's JSON text (every version back to 0.8)."""
+    return Symbol(_json_io.read_json(json_str))
+
+
+def load(fname):
+    """mx.sym.load: the Symbol of a ``-symbol.json`` file."""
+    return Symbol(_json_io.read_file(fname))
 
 
 def dumps_attrs(attrs):
