@@ -170,7 +170,46 @@ def _as_list(name, values, names, required=True):
     return values
 
 
-class Executor:
+class BoundArrays:
+    """MXNet's Executor surface over a binding's arrays: ``arg_dict``, ``grad_dict``,
+    ``aux_dict``, ``output_dict`` (from ``arg_arrays``, ``grad_arrays``, ``aux_arrays``,
+    ``outputs``, ``_arg_names``, ``_aux_names`` and ``_symbol``), ``set_monitor_callback`` and
+    ``debug_str``.  Shared by Executor and the arrays a Module binds."""
+    _monitor, _monitor_all = None, False
+
+    @property
+    def arg_dict(self):
+        return dict(zip(self._arg_names, self.arg_arrays))
+
+    @property
+    def grad_dict(self):
+        return dict(zip(self._arg_names, self.grad_arrays))
+
+    @property
+    def aux_dict(self):
+        return dict(zip(self._aux_names, self.aux_arrays))
+
+    @property
+    def output_dict(self):
+        return dict(zip(self._symbol.list_outputs(), self.outputs))
+
+    def set_monitor_callback(self, callback, monitor_all=False):
+        self._monitor, self._monitor_all = callback, bool(monitor_all)
+
+    def debug_str(self):
+        return self._symbol.debug_str()
+
+    _fold_state = None   # inference rewrites: constants folded from this binding's parameters
+
+    def rewritten_forward(self, graph, args, aux, key):
+        """An inference forward of ``graph`` through its rewrites (``xnd.symbol.rewrite``):
+        the outputs of ``graph._run(args, aux, key, False)``, faster."""
+        if self._fold_state is None:
+            self._fold_state = _rewrite.new_state()
+        return graph.inference_plan().run(args, aux, key, self._fold_state)
+
+
+class Executor(BoundArrays):
     def __init__(self, sym, ctx, args, grads, reqs, aux):
         self._symbol = sym
         self._ctx = ctx
@@ -182,8 +221,6 @@ class Executor:
         self.outputs = []
         self._key = None
         self._last_train = False
-        self._fold_state = None  # inference rewrites: constants folded from the parameters
-        self._monitor, self._monitor_all = None, False   # set_monitor_callback
 
     # ---- construction ----------------------------------------------------------------
     @classmethod
@@ -221,23 +258,6 @@ class Executor:
         aux = [_nd_zeros(s, t, ctx) for s, t in zip(aux_shapes, aux_types)]
         return cls(sym, ctx, args, grads, reqs, aux)
 
-    # ---- dictionaries ------------------------------------------------------------------
-    @property
-    def arg_dict(self):
-        return dict(zip(self._arg_names, self.arg_arrays))
-
-    @property
-    def grad_dict(self):
-        return dict(zip(self._arg_names, self.grad_arrays))
-
-    @property
-    def aux_dict(self):
-        return dict(zip(self._aux_names, self.aux_arrays))
-
-    @property
-    def output_dict(self):
-        return dict(zip(self._symbol.list_outputs(), self.outputs))
-
     # ---- running -----------------------------------------------------------------------
     def forward(self, is_train=False, **kwargs):
         arg_dict = self.arg_dict
@@ -255,9 +275,7 @@ class Executor:
         self._last_train = bool(is_train)
         args, aux = self._values(self.arg_arrays), self._values(self.aux_arrays)
         if not is_train and _rewrite.ENABLED:
-            if self._fold_state is None:
-                self._fold_state = _rewrite.new_state()
-            outs = self._graph.inference_plan().run(args, aux, self._key, self._fold_state)
+            outs = self.rewritten_forward(self._graph, args, aux, self._key)
         else:
             outs, _ = self._graph.forward(args, aux, self._key, bool(is_train))
         self._set_outputs(outs)
@@ -349,11 +367,6 @@ class Executor:
         new.outputs = [_fit(o, sh, self._ctx) for o, sh in zip(self.outputs, out_shapes)]
         return new
 
-    def debug_str(self):
-        return self._symbol.debug_str()
-
-    def set_monitor_callback(self, callback, monitor_all=False):
-        self._monitor, self._monitor_all = callback, bool(monitor_all)
 
 
 def _fit(old, shape, ctx):
