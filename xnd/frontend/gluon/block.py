@@ -106,6 +106,8 @@ class _BlockScope:
 class Block:
     """Base class of all layers and models (see MXNet's gluon.Block)."""
 
+    _container = False  # Sequential/HybridSequential (nn/): summary() shows their children only
+
     def __init__(self, prefix=None, params=None):
         self._empty_prefix = prefix == ""
         self._prefix, self._params = _BlockScope.create(prefix, params, self._alias())
@@ -377,8 +379,7 @@ class Block:
                     else:
                         seen.add(p)
                 row.update(n_params=n, trainable=trainable, shared=shared)
-            from .nn.basic_layers import HybridSequential, Sequential
-            if not isinstance(block, (Sequential, HybridSequential)):
+            if not block._container:
                 hooks.append(block.register_forward_hook(_hook))
 
         summary["Input"] = OrderedDict(output_shape=_shape_str(inputs), n_params=0, trainable=0,

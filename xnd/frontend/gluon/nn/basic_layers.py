@@ -30,6 +30,7 @@ def _container_getitem(self, key):
 
 class Sequential(Block):
     """Stacks Blocks sequentially."""
+    _container = True
 
     def __init__(self, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
@@ -60,6 +61,7 @@ class Sequential(Block):
 
 class HybridSequential(HybridBlock):
     """Stacks HybridBlocks sequentially."""
+    _container = True
 
     def __init__(self, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
