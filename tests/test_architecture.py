@@ -51,9 +51,6 @@ KNOWN_CIRCLE_EDGES = {
     ("xnd._dataloader_worker", "xnd"),
     ("xnd.frontend.test_utils", "xnd"),
     # being fixed now
-    # executor.py's `from .symbol import aux_nodes, topo` becomes `from .graph import ...`
-    # once the helper editing executor.py now has committed
-    ("xnd.symbol.executor", "xnd.symbol.symbol"),
     ("xnd.frontend.nd", "xnd.frontend.nd_image"),
     ("xnd.frontend.nd", "xnd.frontend.sparse"),
 }
@@ -63,7 +60,6 @@ KNOWN_UPWARD = {
     ("xnd._dataloader_worker", "xnd"),
     ("xnd.frontend.test_utils", "xnd"),
     # being fixed now
-    ("xnd.symbol.executor", "xnd.frontend.random"),
 }
 
 MAX_LINES = 1000

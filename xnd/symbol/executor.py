@@ -11,6 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import rng as _rng
 from ..ndarray import NDArray, _wrap
 from ..base import MXNetError
 from ..context import Context
@@ -20,7 +21,7 @@ from ..lowering import xla_options
 from . import rewrite as _rewrite
 from . import layout as _layout
 from .infer import eval_node, node_call
-from .symbol import aux_nodes, topo
+from .graph import aux_nodes, topo
 
 _COMPILED = {}  # (graph json, differentiated argument mask) -> GraphFunction
 
@@ -270,8 +271,7 @@ class Executor(BoundArrays):
                 raise ValueError(f"Shape not match! Argument {k}, need: {dst.shape}, received: "
                                  f"{src.shape}")
             dst._write(src._val().astype(dst.dtype))
-        from ..frontend import random as _random
-        self._key = _random.next_key()
+        self._key = _rng.next_key()
         self._last_train = bool(is_train)
         args, aux = self._values(self.arg_arrays), self._values(self.aux_arrays)
         if not is_train and _rewrite.ENABLED:
@@ -286,8 +286,7 @@ class Executor(BoundArrays):
 
     def backward(self, out_grads=None, is_train=True):
         if self._key is None:  # MXNet allows backward on the bound values without a forward
-            from ..frontend import random as _random
-            self._key = _random.next_key()
+            self._key = _rng.next_key()
         mask = tuple(r != "null" for r in self._reqs)
         if not any(mask) and not self.aux_arrays:
             return
@@ -437,10 +436,9 @@ def run_monitor(symbol, callback, monitor_all, arg_names, args, aux_names, aux, 
     wants = getattr(callback, "wants", None)
     if wants is not None and not wants():
         return
-    from .symbol import Symbol
     ops = [n for n in topo(symbol._outputs) if n.op is not None]
     entries = [(n, i) for n in ops for i in range(n.num_outputs())]
-    internals = Symbol(entries)
+    internals = type(symbol)(entries)  # a Symbol of the same graph (symbol.py imports us)
     g = graph_function(internals)
     by_name = dict(zip(arg_names, args))
     aux_by = dict(zip(aux_names, aux))
