@@ -6,7 +6,7 @@ import os
 import numpy as np
 
 import xnd as mx
-from xnd.frontend.executor_group import DataParallelExecutorGroup
+from xnd.frontend.module.executor_group import DataParallelExecutorGroup
 
 HERE = os.path.join(os.path.dirname(__file__), "goldens", "module")
 G = json.load(open(os.path.join(HERE, "exec_group.json")))

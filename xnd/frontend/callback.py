@@ -7,6 +7,7 @@ import logging
 import math
 import time
 
+from . import model as _model
 from .model import save_checkpoint
 
 __all__ = ["module_checkpoint", "do_checkpoint", "log_train_metric", "Speedometer", "ProgressBar",
@@ -114,3 +115,6 @@ class LogValidationMetricsCallback:
             return
         for name, value in param.eval_metric.get_name_value():
             logging.info("Epoch[%d] Validation-%s=%f", param.epoch, name, value)
+
+
+_model.UPPER["LogValidationMetricsCallback"] = LogValidationMetricsCallback  # FeedForward's default

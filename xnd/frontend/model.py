@@ -21,10 +21,8 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
     """Write ``prefix-symbol.json`` (unless ``symbol`` is None) and ``prefix-%04d.params``."""
     if symbol is not None:
         symbol.save("%s-symbol.json" % prefix, remove_amp_cast=remove_amp_cast)
-    save_dict = {("arg:%s" % k): v.as_in_context(cpu()) for k, v in arg_params.items()}
-    save_dict.update({("aux:%s" % k): v.as_in_context(cpu()) for k, v in aux_params.items()})
     param_name = "%s-%04d.params" % (prefix, epoch)
-    nd.save(param_name, save_dict)
+    nd.save(param_name, _params_dict(arg_params, aux_params))
     logging.info('Saved checkpoint to "%s"', param_name)
 
 
@@ -39,12 +37,28 @@ def load_params(prefix, epoch):
     if not isinstance(save_dict, dict):
         raise ValueError("%s holds an unnamed list of arrays, not a checkpoint with "
                          "'arg:'/'aux:' names" % fname)
+    return _split_params(save_dict)
+
+
+def _params_dict(arg_params, aux_params):
+    """The dict a .params file holds: 'arg:<name>' then 'aux:<name>' keys, values on the cpu."""
+    save_dict = {("arg:%s" % k): v.as_in_context(cpu()) for k, v in arg_params.items()}
+    save_dict.update({("aux:%s" % k): v.as_in_context(cpu()) for k, v in aux_params.items()})
+    return save_dict
+
+
+def _split_params(save_dict, strict_fname=None):
+    """``(arg_params, aux_params)`` from a .params dict's 'arg:'/'aux:' keys; another prefix
+    is skipped (load_params) or, given ``strict_fname``, raises Module.load_params' error."""
+    arg_params, aux_params = {}, {}
     for k, v in save_dict.items():
         tp, name = k.split(":", 1)
         if tp == "arg":
             arg_params[name] = v
-        if tp == "aux":
+        elif tp == "aux":
             aux_params[name] = v
+        elif strict_fname is not None:
+            raise ValueError("Invalid param file " + strict_fname)
     return (arg_params, aux_params)
 
 
@@ -140,13 +154,17 @@ def _check_arguments(symbol):
             seen.add(name)
 
 
+# What FeedForward uses from the layers above this file, which install it at their import
+# (they build on this file): 'Module' and 'BucketingModule' (xnd.frontend.module) and
+# 'LogValidationMetricsCallback' (xnd.frontend.callback).
+UPPER = {}
+
+
 class _LogValidationMetrics:
-    """FeedForward.fit's default eval-end callback: callback.LogValidationMetricsCallback
-    (looked up when called: callback.py imports this module)."""
+    """FeedForward.fit's default eval-end callback: callback.LogValidationMetricsCallback."""
 
     def __call__(self, param):
-        from .callback import LogValidationMetricsCallback
-        LogValidationMetricsCallback()(param)
+        UPPER["LogValidationMetricsCallback"]()(param)
 
 
 def _call_all(callbacks, *args):
@@ -422,7 +440,6 @@ class FeedForward:
         import time
 
         from . import metric
-        from .module import Module
         data = self._init_iter(X, y, is_train=True)
         eval_data = self._init_eval_iter(eval_data)
         if self.sym_gen:
@@ -443,13 +460,12 @@ class FeedForward:
         data_names = [x[0] for x in data.provide_data if x[0] in inputs]
         label_names = [x[0] for x in data.provide_label if x[0] in inputs]
         if self.sym_gen:     # MXNet binds sym_gen(batch.bucket_key) per batch, params shared
-            from .bucketing_module import BucketingModule
             gen = self.sym_gen
-            mod = BucketingModule(lambda key: (gen(key), data_names, label_names),
+            mod = UPPER["BucketingModule"](lambda key: (gen(key), data_names, label_names),
                                   default_bucket_key=data.default_bucket_key, logger=logger,
                                   context=self.ctx, work_load_list=work_load_list)
         else:
-            mod = Module(self.symbol, context=self.ctx, logger=logger,
+            mod = UPPER["Module"](self.symbol, context=self.ctx, logger=logger,
                          work_load_list=work_load_list, data_names=data_names,
                          label_names=label_names)
         mod.bind(data.provide_data, data.provide_label, for_training=True)

@@ -524,7 +524,7 @@ def convert_bucketing_module(bucketing_mod, target_dtype="float16", target_dtype
                              fp32_ops=None, conditional_fp32_ops=None, excluded_sym_names=None,
                              cast_optional_params=False):
     """A BucketingModule whose buckets' symbols are converted by `convert_model`."""
-    from ...bucketing_module import BucketingModule
+    from ...module import BucketingModule
     assert isinstance(bucketing_mod, BucketingModule), \
         "module should be instance of bucketing module"
     assert len(bucketing_mod._buckets) > 0, "Bucketing Module should not be empty"

@@ -1,4 +1,5 @@
-"""``SVRGModule``: a Module trained with stochastic variance-reduced gradients.
+"""mx.contrib.svrg_optimization.svrg_module: ``SVRGModule``, a Module trained with stochastic
+variance-reduced gradients (MXNet 1.9.1's contrib/svrg_optimization/svrg_module.py).
 
 Every `update_freq` epochs the full gradient of the loss over all of the training data is
 computed at the current weights (the snapshot) by an auxiliary Module that shares the symbol.
@@ -9,21 +10,14 @@ Each step then uses, per parameter,
 before the user's optimizer applies it -- MXNet 1.9.1's SVRGModule, including its KVStore
 keys ``<param>_full`` for the full gradients."""
 import logging
-import time
 
 from .... import context as _context
-from ...module import Module
-from ...model import BatchEndParam, _create_kvstore
-from ... import initializer as _init
-from ... import metric as _metric
 from ... import nd
+from ... import optimizer as _opt
+from ...module import Module
 from .svrg_optimizer import _SVRGOptimizer
 
 __all__ = ["SVRGModule"]
-
-
-def _as_list(x):
-    return x if isinstance(x, (list, tuple)) else [x]
 
 
 class SVRGModule(Module):
@@ -91,23 +85,13 @@ class SVRGModule(Module):
     def _create_optimizer(self, optimizer, default_opt, kvstore, optimizer_params):
         """The ``_SVRGOptimizer``, with Module's rescale_grad and index -> name table plus
         one ``<param>_full`` entry per parameter."""
-        batch_size = self._exec_group.batch_size
-        kv, update_on_kvstore = _create_kvstore(kvstore, self._ctx_len, self._arg_params)
-        if kv and "dist" in kv.type and "_sync" in kv.type:
-            batch_size *= kv.num_workers
-        names = self._exec_group.param_names
-        if update_on_kvstore:
-            idx2name = dict(enumerate(names))
-        else:
-            idx2name = {i * self._ctx_len + k: n for k in range(self._ctx_len)
-                        for i, n in enumerate(names)}
+        _, _, rescale_grad, idx2name = self._optimizer_defaults(kvstore)
         for key in self._param_dict[0]:
             idx2name[max(idx2name) + 1] = key + "_full"
         params = dict(optimizer_params)
-        params.setdefault("rescale_grad", 1.0 / batch_size)
+        params.setdefault("rescale_grad", rescale_grad)
         params["default_optimizer"] = default_opt
         params["param_idx2name"] = idx2name
-        from ... import optimizer as _opt
         return _opt.create(optimizer, **params)
 
     def forward(self, data_batch, is_train=None):
@@ -188,75 +172,17 @@ class SVRGModule(Module):
         super().prepare(data_batch, sparse_row_id_fn=sparse_row_id_fn)
         self._mod_aux.prepare(data_batch, sparse_row_id_fn=sparse_row_id_fn)
 
-    def fit(self, train_data, eval_data=None, eval_metric="acc", epoch_end_callback=None,
-            batch_end_callback=None, kvstore="local", optimizer="sgd",
-            optimizer_params=(("learning_rate", 0.01),), eval_end_callback=None,
-            eval_batch_end_callback=None, initializer=_init.Uniform(0.01), arg_params=None,
-            aux_params=None, allow_missing=False, force_rebind=False, force_init=False,
-            begin_epoch=0, num_epoch=None, validation_metric=None, monitor=None,
-            sparse_row_id_fn=None):
-        """Module.fit's loop with a full-gradient pass at the start of every
-        `update_freq`-th epoch (MXNet's batch by batch loop, logging and callbacks)."""
-        assert num_epoch is not None, "please specify number of epochs"
-        self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label,
-                  for_training=True, force_rebind=force_rebind)
-        if monitor is not None:
-            self.install_monitor(monitor)
-        self.init_params(initializer=initializer, arg_params=arg_params, aux_params=aux_params,
-                         allow_missing=allow_missing, force_init=force_init)
-        self.init_optimizer(kvstore=kvstore, optimizer=optimizer,
-                            optimizer_params=optimizer_params)
-        if validation_metric is None:
-            validation_metric = eval_metric
-        if not isinstance(eval_metric, _metric.EvalMetric):
-            eval_metric = _metric.create(eval_metric)
-        for epoch in range(begin_epoch, num_epoch):
-            eval_metric.reset()
-            tic = time.time()
-            if epoch % self.update_freq == 0:
-                self.update_full_grads(train_data)
-            train_data.reset()
-            data_iter = iter(train_data)
-            end_of_batch = False
-            nbatch = 0
-            next_data_batch = next(data_iter)
-            while not end_of_batch:
-                data_batch = next_data_batch
-                if monitor is not None:
-                    monitor.tic()
-                self.forward_backward(data_batch)
-                self.update()
-                if isinstance(data_batch, list):
-                    self.update_metric(eval_metric, [db.label for db in data_batch],
-                                       pre_sliced=True)
-                else:
-                    self.update_metric(eval_metric, data_batch.label)
-                try:
-                    next_data_batch = next(data_iter)
-                    self.prepare(next_data_batch, sparse_row_id_fn=sparse_row_id_fn)
-                except StopIteration:
-                    end_of_batch = True
-                if monitor is not None:
-                    monitor.toc_print()
-                if end_of_batch:
-                    eval_name_vals = eval_metric.get_name_value()
-                if batch_end_callback is not None:
-                    params = BatchEndParam(epoch=epoch, nbatch=nbatch, eval_metric=eval_metric,
-                                           locals=locals())
-                    for callback in _as_list(batch_end_callback):
-                        callback(params)
-                nbatch += 1
-            for name, val in eval_name_vals:
-                self.logger.info("Epoch[%d] Train-%s=%f", epoch, name, val)
-            self.logger.info("Epoch[%d] Time cost=%.3f", epoch, time.time() - tic)
-            arg_params, aux_params = self.get_params()
-            self.set_params(arg_params, aux_params)
-            if epoch_end_callback is not None:
-                for callback in _as_list(epoch_end_callback):
-                    callback(epoch, self.symbol, arg_params, aux_params)
-            if eval_data:
-                res = self.score(eval_data, validation_metric,
-                                 score_end_callback=eval_end_callback,
-                                 batch_end_callback=eval_batch_end_callback, epoch=epoch)
-                for name, val in res:
-                    self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, val)
+    # ---- Module.fit with a full-gradient pass (MXNet's SVRGModule.fit) -----------------------
+    def _fit_epoch_begin(self, epoch, train_data):
+        """Every `update_freq`-th epoch starts with the full gradient at the current weights;
+        then the iterator is reset (SVRGModule resets it at an epoch's start, not its end)."""
+        if epoch % self.update_freq == 0:
+            self.update_full_grads(train_data)
+        train_data.reset()
+
+    def _fit_epoch_end(self, train_data):
+        pass
+
+    @staticmethod
+    def _fit_train_values(eval_metric):
+        return eval_metric.get_name_value()   # SVRGModule logs the local values

@@ -1,4 +1,5 @@
-"""``Module.fit`` over an ``NDArrayIter``: whole runs of batches as one compiled loop.
+"""``Module.fit`` over an ``NDArrayIter``: whole runs of batches as one compiled loop (xnd's
+own; MXNet's fit runs python/mxnet/module/base_module.py's batch loop).
 
 MXNet's ``fit`` runs, per batch, the iterator's ``next``, ``forward_backward``, ``update``,
 ``update_metric`` and ``prepare``.  When nothing can observe the module between two of
@@ -35,8 +36,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import ndarray as _ndarray
-from ..lowering import xla_options
+from ... import ndarray as _ndarray
+from ...lowering import xla_options
+from ...ndarray import _exclusive
+from .. import metric as _metric
+from .. import optimizer as _opt
+from .. import random as _random
+from ..callback import ProgressBar, Speedometer
+from ..io import NDArrayIter, _slice_kernel
+from .base_module import _NEED_OPT, _assert
+from .executor_group import _vals, _write_step
+from .programs import TRACES, _opt_key, _zero_key
 
 SCAN_STEPS = 50          # batches per compiled run (one compile per run length and shapes)
 ENABLED = os.environ.get("XND_FIT_SCAN", "1") != "0"
@@ -48,7 +58,6 @@ MIN_STEPS = 4            # a Speedometer reporting more often than this: the bat
 def _steps(batch_end_callback):
     """Batches per run for these batch-end callbacks, or None when one may read more than
     the metric and the batch number."""
-    from .callback import ProgressBar, Speedometer
     if batch_end_callback is None:
         return SCAN_STEPS
     cbs = batch_end_callback if isinstance(batch_end_callback, list) else [batch_end_callback]
@@ -61,18 +70,12 @@ def _steps(batch_end_callback):
 
 def plan(module, train_data, eval_metric, batch_end_callback=None):
     """A ``_Run`` for this epoch of ``module.fit`` when the compiled loop applies, else None
-    (the caller has already excluded monitors and sparse_row_id_fn)."""
-    from . import metric as _metric
-    from .io import NDArrayIter
-    from .module import Module, _base_after_apply, _NEED_OPT, _assert
+    (the caller has already excluded monitors, sparse_row_id_fn and module types that change
+    Module's batch methods)."""
     if not ENABLED or type(train_data) is not NDArrayIter:
         return None
     steps = _steps(batch_end_callback)
     if steps is None:
-        return None
-    cls = type(module)
-    if any(getattr(cls, m) is not getattr(Module, m) for m in (
-            "forward", "backward", "update", "update_metric", "forward_backward", "prepare")):
         return None
     _assert(module.binded and module.params_initialized and module.optimizer_initialized,
             _NEED_OPT)
@@ -83,11 +86,12 @@ def plan(module, train_data, eval_metric, batch_end_callback=None):
         return None
     if (module._devs.n != 1 or module._update_on_kvstore or not module._fused_ok()
             or any(exe._add_mask) or module._pending is not None
-            or type(module._optimizer)._after_apply is not _base_after_apply()
+            or type(module._optimizer)._after_apply is not _opt.Optimizer._after_apply
             or any(i not in module._step_layout()[1] for i in exe._fixg)):
         return None
     # every output a loss (backward() without head gradients), one accuracy metric
-    if not all(node.op is not None and node.op.is_loss(node.params()) for node, _ in module._symbol._outputs):
+    if not all(node.op is not None and node.op.is_loss(node.params())
+               for node, _ in module._symbol._outputs):
         return None
     if type(eval_metric) is not _metric.Accuracy or eval_metric.output_names is not None \
             or eval_metric.label_names is not None or len(exe._outs) != 1 \
@@ -139,8 +143,6 @@ class _Run:
     def _chunk(self, n, per_batch):
         """Run ``n`` batches; their correct counts go into the metric's device sum, or with
         ``per_batch`` come back (one per batch) for the caller to add."""
-        from . import random as _random
-        from .module import _exclusive, _opt_key, _vals, _write_step, _zero_key
         mod, it = self.module, self.it
         exe, opt = mod._exec, mod._optimizer
         keys, pidx, upd, others_idx, grads, ones = mod._step_layout()
@@ -178,10 +180,9 @@ class _Run:
         state_vals = jax.tree_util.tree_unflatten(treedef, [h._val() for h in leaves])
         pending = self.metric.__dict__.get("_pending")
         total = None if pending is None or per_batch else pending[0]
-        from .metric import _zero64
         # the host-side inputs committed to the module's device, as the outputs fed back
         # are: mixing committed and uncommitted calls would compile the loop twice
-        host = jax.device_put((_zero64() if total is None else total, starts, rng, lrs, wds,
+        host = jax.device_put((_metric._zero64() if total is None else total, starts, rng, lrs, wds,
                                extras), mod._devs.replicated)
         outs, new_aux, new_grads, new_params, new_states, total, inputs, hits = fn(
             [h._val() for h in params], [args[i]._val() for i in others_idx], _vals(exe._aux),
@@ -209,7 +210,6 @@ def _on_device(sources, starts, rows, sharding):
     device = next(iter(sharding.device_set))
     if all(v.devices() == {device} for v in sources):
         return sources, starts
-    from .io import _slice_kernel
     first = int(starts[0])
     rows = jax.device_put(_slice_kernel(sources, np.int64(first), rows, 0), sharding)
     return rows, starts - first
@@ -219,8 +219,6 @@ def _compile(progs, exe, pidx, upd, ones, opt, donate, others_idx, idx, batch, a
     """jit (params, others, aux, states, total, sources, starts, keys, lrs, wds, extras) ->
     (last outputs, aux, last grads, params, states, total, last inputs, correct count of each
     batch): ``len(starts)`` fused steps, each on the batch at its start row of ``sources``."""
-    from .metric import _acc_argmax_impl, _acc_same_impl
-    from .module import TRACES
     head_mask = tuple(False for _ in exe._outs)
     step = progs.pure_step(exe._mask, head_mask, pidx, upd, ones, opt)
     acc = [None] * sum(exe._mask)
@@ -240,8 +238,8 @@ def _compile(progs, exe, pidx, upd, ones, opt, donate, others_idx, idx, batch, a
         r = step(params, others, aux, states, acc, key, [], lrs, wds, extras)
         outs = r[0]
         label = inputs[label_slot]
-        hits = _acc_argmax_impl(label, outs[0], axis) if axis is not None \
-            else _acc_same_impl(label, outs[0])
+        hits = _metric._acc_argmax_impl(label, outs[0], axis) if axis is not None \
+            else _metric._acc_same_impl(label, outs[0])
         return r, hits, inputs
 
     def fn(params, others, aux, states, total, sources, starts, keys, lrs, wds, extras):

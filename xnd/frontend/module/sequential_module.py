@@ -1,9 +1,10 @@
-"""mx.mod.SequentialModule: a chain of modules, each one's outputs the next one's data."""
+"""mx.module.sequential_module: SequentialModule, a chain of modules, each one's outputs the
+next one's data (MXNet 1.9.1's python/mxnet/module/sequential_module.py)."""
 import copy
 import logging
 
-from . import initializer as _init
-from .module import _NEED_INIT, _NEED_INPUT_GRAD, _NEED_OPT, BaseModule, _assert
+from .. import initializer as _init
+from .base_module import _NEED_INIT, _NEED_INPUT_GRAD, _NEED_OPT, BaseModule, _assert, _field
 
 __all__ = ["SequentialModule"]
 
@@ -53,10 +54,7 @@ class SequentialModule(BaseModule):
         _assert(self.binded)
         return self._modules[0].data_shapes
 
-    @property
-    def label_shapes(self):
-        _assert(self.binded)
-        return self._label_shapes
+    label_shapes = _field("_label_shapes", bound=True)
 
     @property
     def output_shapes(self):
@@ -132,9 +130,7 @@ class SequentialModule(BaseModule):
 
     def init_optimizer(self, kvstore="local", optimizer="sgd",
                        optimizer_params=(("learning_rate", 0.01),), force_init=False):
-        _assert(self.binded and self.params_initialized, _NEED_INIT)
-        if self.optimizer_initialized and not force_init:
-            self.logger.warning("optimizer already initialized, ignoring.")
+        if self._skip_init_optimizer(force_init):
             return
         for module in self._modules:
             module.init_optimizer(kvstore=kvstore, optimizer=optimizer,

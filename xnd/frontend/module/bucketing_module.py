@@ -1,4 +1,5 @@
-"""mx.mod.BucketingModule: one Module per bucket key, all sharing the parameters.
+"""mx.module.bucketing_module: BucketingModule, one Module per bucket key, all sharing the
+parameters (MXNet 1.9.1's python/mxnet/module/bucketing_module.py).
 
 ``sym_gen(bucket_key) -> (symbol, data_names, label_names)``; the module of
 ``default_bucket_key`` is bound first and owns the parameter, gradient and
@@ -12,11 +13,15 @@ import warnings
 
 import numpy as np
 
-from .. import context as _context
-from . import initializer as _init
-from . import nd
-from .module import (_NEED_INIT, _NEED_INPUT_GRAD, _NEED_OPT, BaseModule, Module, _assert,
-                     _check_input_names)
+from ... import context as _context
+from ... import symbol as _sym
+from ...name import NameManager
+from .. import initializer as _init
+from .. import nd
+from ..model import load_params
+from .base_module import (_NEED_INIT, _NEED_INPUT_GRAD, _NEED_OPT, BaseModule, _assert, _field,
+                          _input_names)
+from .module import Module
 
 __all__ = ["BucketingModule"]
 
@@ -32,26 +37,17 @@ class BucketingModule(BaseModule):
         self._default_bucket_key = default_bucket_key
         self._sym_gen = sym_gen
         symbol, data_names, label_names = self._call_sym_gen(default_bucket_key)
-        data_names = list(data_names) if data_names is not None else []
-        label_names = list(label_names) if label_names is not None else []
-        state_names = list(state_names) if state_names is not None else []
-        fixed_param_names = list(fixed_param_names) if fixed_param_names is not None else []
-        _check_input_names(symbol, data_names, "data", True)
-        _check_input_names(symbol, label_names, "label", False)
-        _check_input_names(symbol, state_names, "state", True)
-        _check_input_names(symbol, fixed_param_names, "fixed_param", True)
+        _, _, state_names, fixed_param_names = _input_names(
+            symbol, data_names, label_names, state_names, fixed_param_names)
         self._compression_params = compression_params
         self._fixed_param_names = fixed_param_names
         self._state_names = state_names
         self._context = context
         self._work_load_list = work_load_list
         self._group2ctxs = group2ctxs
-        self._buckets = {}
-        self._curr_module = None
-        self._curr_bucket_key = None
         self._params_dirty = False
-        self._monitor = None
-        self._grad_req = None
+        self._monitor = self._grad_req = None
+        self._reset_bind()
 
     def _reset_bind(self):
         self.binded = False
@@ -60,7 +56,6 @@ class BucketingModule(BaseModule):
         self._curr_bucket_key = None
 
     def _call_sym_gen(self, *args, **kwargs):
-        from ..name import NameManager
         with NameManager():
             return self._sym_gen(*args, **kwargs)
 
@@ -84,20 +79,9 @@ class BucketingModule(BaseModule):
         symbol, _, _ = self._call_sym_gen(self._default_bucket_key)
         return symbol.list_outputs()
 
-    @property
-    def data_shapes(self):
-        _assert(self.binded)
-        return self._curr_module.data_shapes
-
-    @property
-    def label_shapes(self):
-        _assert(self.binded)
-        return self._curr_module.label_shapes
-
-    @property
-    def output_shapes(self):
-        _assert(self.binded)
-        return self._curr_module.output_shapes
+    data_shapes = _field("_curr_module.data_shapes", bound=True)
+    label_shapes = _field("_curr_module.label_shapes", bound=True)
+    output_shapes = _field("_curr_module.output_shapes", bound=True)
 
     def get_params(self):
         _assert(self.params_initialized)
@@ -193,9 +177,7 @@ class BucketingModule(BaseModule):
 
     def init_optimizer(self, kvstore="local", optimizer="sgd",
                        optimizer_params=(("learning_rate", 0.01),), force_init=False):
-        _assert(self.binded and self.params_initialized, _NEED_INIT)
-        if self.optimizer_initialized and not force_init:
-            self.logger.warning("optimizer already initialized, ignoring.")
+        if self._skip_init_optimizer(force_init):
             return
         self._curr_module.init_optimizer(kvstore, optimizer, optimizer_params,
                                          force_init=force_init)
@@ -265,8 +247,6 @@ class BucketingModule(BaseModule):
 
     @staticmethod
     def load(prefix, epoch, sym_gen=None, default_bucket_key=None, **kwargs):
-        from .. import symbol as sym
-        from .model import load_params
         _assert(sym_gen is not None, "sym_gen is required for loading BucketingModule")
         _assert(default_bucket_key is not None,
                 "default_bucket_key is required for loading BucketingModule")
@@ -275,7 +255,7 @@ class BucketingModule(BaseModule):
         bucketing_mod = BucketingModule(sym_gen, default_bucket_key, **kwargs)
         for bucket_key in buckets:
             _, data_names, label_names = sym_gen(bucket_key)
-            symbol = sym.load("%s-%s-symbol.json" % (prefix, bucket_key))
+            symbol = _sym.load("%s-%s-symbol.json" % (prefix, bucket_key))
             bucketing_mod._buckets[bucket_key] = Module(symbol, data_names, label_names, **kwargs)
             if bucket_key == default_bucket_key:
                 bucketing_mod._curr_module = bucketing_mod._buckets[bucket_key]

@@ -1,9 +1,10 @@
-"""mx.mod.PythonModule / PythonLossModule: modules written in Python (MXNet 1.9.1's API)."""
+"""mx.module.python_module: PythonModule and PythonLossModule, modules written in Python
+(MXNet 1.9.1's python/mxnet/module/python_module.py)."""
 import logging
 
-from . import initializer as _init
-from . import nd
-from .module import BaseModule, _abstract_method, _assert
+from .. import initializer as _init
+from .. import nd
+from .base_module import BaseModule, _abstract_method, _assert, _field
 
 __all__ = ["PythonModule", "PythonLossModule"]
 
@@ -26,25 +27,11 @@ class PythonModule(BaseModule):
         self._label_shapes = None
         self._output_shapes = None
 
-    @property
-    def data_names(self):
-        return self._data_names
-
-    @property
-    def output_names(self):
-        return self._output_names
-
-    @property
-    def data_shapes(self):
-        return self._data_shapes
-
-    @property
-    def label_shapes(self):
-        return self._label_shapes
-
-    @property
-    def output_shapes(self):
-        return self._output_shapes
+    data_names = _field("_data_names")
+    output_names = _field("_output_names")
+    data_shapes = _field("_data_shapes")
+    label_shapes = _field("_label_shapes")
+    output_shapes = _field("_output_shapes")
 
     def get_params(self):
         return (dict(), dict())
