@@ -20,6 +20,7 @@ import warnings
 
 from ... import symbol
 from .. import initializer as init
+from ..gluon.rnn.rnn_cell import check_zoneout_base, zoneout_output, zoneout_states
 
 __all__ = ["RNNParams", "BaseRNNCell", "RNNCell", "LSTMCell", "GRUCell", "FusedRNNCell",
            "SequentialRNNCell", "DropoutCell", "ModifierCell", "ZoneoutCell", "ResidualCell",
@@ -218,22 +219,27 @@ def _nc_states(n, h):
     return [{"shape": (0, h), "__layout__": "NC"} for _ in range(n)]
 
 
-class RNNCell(BaseRNNCell):
-    """h' = activation(W_i x + b_i + W_h h + b_h)."""
+class _GatedCell(BaseRNNCell):
+    """RNNCell, LSTMCell, GRUCell: ``_num_states`` (batch, num_hidden) states and packed
+    gate weights named by ``_gate_names``."""
+    _num_states, _gate_names = 1, ("",)
 
-    def __init__(self, num_hidden, activation="tanh", prefix="rnn_", params=None):
+    def __init__(self, num_hidden, prefix, params, i2h_bias_init=None):
         super().__init__(prefix=prefix, params=params)
         self._num_hidden = num_hidden
-        self._activation = activation
-        self._own_weights()
+        self._own_weights(i2h_bias_init)
 
     @property
     def state_info(self):
-        return _nc_states(1, self._num_hidden)
+        return _nc_states(self._num_states, self._num_hidden)
 
-    @property
-    def _gate_names(self):
-        return ("",)
+
+class RNNCell(_GatedCell):
+    """h' = activation(W_i x + b_i + W_h h + b_h)."""
+
+    def __init__(self, num_hidden, activation="tanh", prefix="rnn_", params=None):
+        super().__init__(num_hidden, prefix, params)
+        self._activation = activation
 
     def __call__(self, inputs, states):
         states = _resolve_states(states, inputs)
@@ -242,21 +248,12 @@ class RNNCell(BaseRNNCell):
         return out, [out]
 
 
-class LSTMCell(BaseRNNCell):
+class LSTMCell(_GatedCell):
     """LSTM; ``forget_bias`` initializes the forget gate's slice of ``i2h_bias`` (LSTMBias)."""
+    _num_states, _gate_names = 2, ["_i", "_f", "_c", "_o"]
 
     def __init__(self, num_hidden, prefix="lstm_", params=None, forget_bias=1.0):
-        super().__init__(prefix=prefix, params=params)
-        self._num_hidden = num_hidden
-        self._own_weights(init.LSTMBias(forget_bias=forget_bias))
-
-    @property
-    def state_info(self):
-        return _nc_states(2, self._num_hidden)
-
-    @property
-    def _gate_names(self):
-        return ["_i", "_f", "_c", "_o"]
+        super().__init__(num_hidden, prefix, params, init.LSTMBias(forget_bias=forget_bias))
 
     def __call__(self, inputs, states):
         states = _resolve_states(states, inputs)
@@ -272,21 +269,12 @@ class LSTMCell(BaseRNNCell):
         return next_h, [next_h, next_c]
 
 
-class GRUCell(BaseRNNCell):
+class GRUCell(_GatedCell):
     """GRU (reset gate applied to the h2h candidate, as MXNet's cuDNN-compatible form)."""
+    _gate_names = ["_r", "_z", "_o"]
 
     def __init__(self, num_hidden, prefix="gru_", params=None):
-        super().__init__(prefix=prefix, params=params)
-        self._num_hidden = num_hidden
-        self._own_weights()
-
-    @property
-    def state_info(self):
-        return _nc_states(1, self._num_hidden)
-
-    @property
-    def _gate_names(self):
-        return ["_r", "_z", "_o"]
+        super().__init__(num_hidden, prefix, params)
 
     def __call__(self, inputs, states):
         states = _resolve_states(states, inputs)
@@ -554,9 +542,7 @@ class ZoneoutCell(ModifierCell):
     def __init__(self, base_cell, zoneout_outputs=0., zoneout_states=0.):
         assert not isinstance(base_cell, FusedRNNCell), \
             "FusedRNNCell doesn't support zoneout. Please unfuse first."
-        assert not isinstance(base_cell, BidirectionalCell), \
-            "BidirectionalCell doesn't support zoneout since it doesn't support step. Please " \
-            "add ZoneoutCell to the cells underneath instead."
+        check_zoneout_base(base_cell, BidirectionalCell)
         super().__init__(base_cell)
         self.zoneout_outputs = zoneout_outputs
         self.zoneout_states = zoneout_states
@@ -568,15 +554,10 @@ class ZoneoutCell(ModifierCell):
 
     def __call__(self, inputs, states):
         out, new_states = self.base_cell(inputs, states)
-
-        def keep(p, like):
-            return symbol.Dropout(symbol.ones_like(like), p=p)
-        prev = self.prev_output if self.prev_output is not None else symbol.zeros_like(out)
-        if self.zoneout_outputs != 0.:
-            out = symbol.where(keep(self.zoneout_outputs, out), out, prev)
-        if self.zoneout_states != 0.:
-            new_states = [symbol.where(keep(self.zoneout_states, n), n, o)
-                          for n, o in zip(new_states, _resolve_states(states, inputs))]
+        out = zoneout_output(symbol, out, self.prev_output, self.zoneout_outputs)
+        if self.zoneout_states != 0.:  # the begin states are resolved only when they are used
+            new_states = zoneout_states(symbol, new_states, _resolve_states(states, inputs),
+                                        self.zoneout_states)
         self.prev_output = out
         return out, new_states
 

@@ -40,6 +40,11 @@ def _call_state_func(func, name, info):
     return func(name=name, **info)
 
 
+def _nc_states(batch_size, *sizes):
+    """The state_info of a cell whose states are (batch, size) matrices, one per size."""
+    return [{"shape": (batch_size, size), "__layout__": "NC"} for size in sizes]
+
+
 def _format_sequence(length, inputs, layout, merge, in_layout=None):
     assert inputs is not None, \
         "unroll(inputs=None) has been deprecated. Please create input variables outside unroll."
@@ -252,7 +257,7 @@ class RNNCell(_GatedCell):
                           h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer)
 
     def state_info(self, batch_size=0):
-        return [{"shape": (batch_size, self._hidden_size), "__layout__": "NC"}]
+        return _nc_states(batch_size, self._hidden_size)
 
     def _alias(self):
         return "rnn"
@@ -284,8 +289,7 @@ class LSTMCell(_GatedCell):
         self._recurrent_activation = recurrent_activation
 
     def state_info(self, batch_size=0):
-        return [{"shape": (batch_size, self._hidden_size), "__layout__": "NC"},
-                {"shape": (batch_size, self._hidden_size), "__layout__": "NC"}]
+        return _nc_states(batch_size, self._hidden_size, self._hidden_size)
 
     def _alias(self):
         return "lstm"
@@ -329,7 +333,7 @@ class GRUCell(_GatedCell):
         self._recurrent_activation = recurrent_activation
 
     def state_info(self, batch_size=0):
-        return [{"shape": (batch_size, self._hidden_size), "__layout__": "NC"}]
+        return _nc_states(batch_size, self._hidden_size)
 
     def _alias(self):
         return "gru"
@@ -366,10 +370,9 @@ def _seq_repr(self):
     return f"{self.__class__.__name__}(\n{modstr}\n)"
 
 
-class _SequentialMixin:
-    def add(self, cell):
-        """Append a cell to the stack."""
-        self.register_child(cell)
+class _ChildStates:
+    """States of a cell made of child cells: the children's, concatenated in order."""
+    _modifier_example = "ZoneoutCell"  # named in MXNet's message, which differs per class
 
     def state_info(self, batch_size=0):
         out = []
@@ -379,12 +382,18 @@ class _SequentialMixin:
 
     def begin_state(self, **kwargs):
         assert not self._modified, \
-            "After applying modifier cells (e.g. ZoneoutCell) the base cell cannot be called " \
-            "directly. Call the modifier cell instead."
+            f"After applying modifier cells (e.g. {self._modifier_example}) the base cell " \
+            "cannot be called directly. Call the modifier cell instead."
         out = []
         for c in self._children.values():
             out.extend(c.begin_state(**kwargs))
         return out
+
+
+class _SequentialMixin(_ChildStates):
+    def add(self, cell):
+        """Append a cell to the stack."""
+        self.register_child(cell)
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None,
                valid_length=None):
@@ -526,9 +535,7 @@ class ZoneoutCell(ModifierCell):
     """Zoneout on outputs and states."""
 
     def __init__(self, base_cell, zoneout_outputs=0.0, zoneout_states=0.0):
-        assert not isinstance(base_cell, BidirectionalCell), \
-            "BidirectionalCell doesn't support zoneout since it doesn't support step. Please " \
-            "add ZoneoutCell to the cells underneath instead."
+        check_zoneout_base(base_cell, BidirectionalCell)
         super().__init__(base_cell)
         self.zoneout_outputs = zoneout_outputs
         self.zoneout_states = zoneout_states
@@ -546,21 +553,42 @@ class ZoneoutCell(ModifierCell):
         self._prev_output = None
 
     def hybrid_forward(self, F, inputs, states):
-        cell, p_outputs, p_states = self.base_cell, self.zoneout_outputs, self.zoneout_states
-        next_output, next_states = cell(inputs, states)
-
-        def mask(p, like):
-            return F.Dropout(F.ones_like(like), p=p)
-        prev_output = self._prev_output
-        if prev_output is None:
-            prev_output = F.zeros_like(next_output)
-        output = F.where(mask(p_outputs, next_output), next_output, prev_output) \
-            if p_outputs != 0.0 else next_output
-        states = [F.where(mask(p_states, new_s), new_s, old_s)
-                  for new_s, old_s in zip(next_states, states)] if p_states != 0.0 \
-            else next_states
+        next_output, next_states = self.base_cell(inputs, states)
+        output = zoneout_output(F, next_output, self._prev_output, self.zoneout_outputs)
+        states = zoneout_states(F, next_states, states, self.zoneout_states)
         self._prev_output = output
         return output, states
+
+
+def check_zoneout_base(base_cell, bidirectional):
+    """ZoneoutCell steps its base cell, which a BidirectionalCell cannot do (MXNet's message);
+    shared with mx.rnn's ZoneoutCell."""
+    assert not isinstance(base_cell, bidirectional), \
+        "BidirectionalCell doesn't support zoneout since it doesn't support step. Please " \
+        "add ZoneoutCell to the cells underneath instead."
+
+
+def _zoneout_mask(F, p, like):
+    return F.Dropout(F.ones_like(like), p=p)
+
+
+def zoneout_output(F, output, prev_output, p):
+    """One zoneout step of a cell's output (Gluon's and mx.rnn's ZoneoutCell): each unit keeps
+    its new value where a Dropout mask of ones is nonzero, else its previous one (the first
+    previous output is zeros); rate 0 keeps the new output without drawing a mask."""
+    if prev_output is None:
+        prev_output = F.zeros_like(output)
+    if p == 0.0:
+        return output
+    return F.where(_zoneout_mask(F, p, output), output, prev_output)
+
+
+def zoneout_states(F, new_states, old_states, p):
+    """The same step for the states (old_states: the states the step began with)."""
+    if p == 0.0:
+        return new_states
+    return [F.where(_zoneout_mask(F, p, new_s), new_s, old_s)
+            for new_s, old_s in zip(new_states, old_states)]
 
 
 class ResidualCell(ModifierCell):
@@ -595,7 +623,7 @@ class ResidualCell(ModifierCell):
         return outputs, states
 
 
-class BidirectionalCell(HybridRecurrentCell):
+class BidirectionalCell(_ChildStates, HybridRecurrentCell):
     """Runs ``l_cell`` forward and ``r_cell`` backward over the sequence (unroll only)."""
 
     def __init__(self, l_cell, r_cell, output_prefix="bi_"):
@@ -611,20 +639,7 @@ class BidirectionalCell(HybridRecurrentCell):
         return (f"{self.__class__.__name__}(forward={self._children['l_cell']}, "
                 f"backward={self._children['r_cell']})")
 
-    def state_info(self, batch_size=0):
-        out = []
-        for c in self._children.values():
-            out.extend(c.state_info(batch_size))
-        return out
-
-    def begin_state(self, **kwargs):
-        assert not self._modified, \
-            "After applying modifier cells (e.g. DropoutCell) the base cell cannot be called " \
-            "directly. Call the modifier cell instead."
-        out = []
-        for c in self._children.values():
-            out.extend(c.begin_state(**kwargs))
-        return out
+    _modifier_example = "DropoutCell"
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None,
                valid_length=None):

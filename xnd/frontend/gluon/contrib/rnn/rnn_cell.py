@@ -1,6 +1,7 @@
 """mx.gluon.contrib.rnn.rnn_cell: VariationalDropoutCell and LSTMPCell (MXNet 1.9.1)."""
 from ...rnn.rnn_cell import (BidirectionalCell, HybridRecurrentCell, ModifierCell,
-                             SequentialRNNCell, _format_sequence, _mask_sequence_variable_length)
+                             SequentialRNNCell, _format_sequence, _mask_sequence_variable_length,
+                             _nc_states)
 
 
 class VariationalDropoutCell(ModifierCell):
@@ -107,8 +108,7 @@ class LSTMPCell(HybridRecurrentCell):
                             allow_deferred_init=True)
 
     def state_info(self, batch_size=0):
-        return [{"shape": (batch_size, self._projection_size), "__layout__": "NC"},
-                {"shape": (batch_size, self._hidden_size), "__layout__": "NC"}]
+        return _nc_states(batch_size, self._projection_size, self._hidden_size)
 
     def _alias(self):
         return "lstmp"
