@@ -36,12 +36,7 @@ LAYERS = (
 # Circles known and not yet fixed, each owned by an issue-18 helper.  A group is a tuple of
 # module-name prefixes: a circle all of whose modules fall under one group's prefixes is
 # tolerated (the files of these groups are moving, so they are named by prefix).
-KNOWN_CIRCLE_GROUPS = (
-    # the Module family (frontend/module/ and model/callback): issue 18's module helper
-    ("xnd.frontend.module", "xnd.frontend.bucketing_module", "xnd.frontend.executor_group",
-     "xnd.frontend.fit_scan", "xnd.frontend.python_module", "xnd.frontend.sequential_module",
-     "xnd.frontend.model", "xnd.frontend.callback"),
-)
+KNOWN_CIRCLE_GROUPS = ()
 
 # Import edges (importer, imported) known to close a circle; ignored when looking for circles.
 KNOWN_CIRCLE_EDGES = {
@@ -65,8 +60,6 @@ KNOWN_UPWARD = {
 MAX_LINES = 1000
 # Files over MAX_LINES, each waiting for its split (issue 18); the list only shrinks.
 KNOWN_LONG = {
-    "frontend/module.py",
-    "frontend/module/module.py",
     "frontend/optimizer.py",
     "frontend/metric.py",
     "frontend/gluon/block.py",
