@@ -180,7 +180,9 @@ class ArrayDatasetMirror:
         return cols[0] if len(cols) == 1 else cols
 
 
-class SimpleDatasetMirror:
+# The item access of SimpleDataset, of a lazy transform and of transform_first, written once:
+# xnd's classes (gluon/data/dataset.py) derive from these, the mirrors are these.
+class SimpleSequence:
     def __init__(self, data):
         self._data = data
 
@@ -190,6 +192,8 @@ class SimpleDatasetMirror:
     def __getitem__(self, idx):
         return self._data[idx]
 
+
+class SimpleDatasetMirror(SimpleSequence):
     def np_batch(self, indices):
         return _gather(self._data, indices)
 

@@ -3,6 +3,7 @@ import os
 
 import numpy as np
 
+from .... import _dataloader_worker as _w
 from ....ndarray import NDArray
 
 __all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "RecordFileDataset"]
@@ -61,45 +62,22 @@ class Dataset:
         return self.transform(_TransformFirstClosure(fn), lazy)
 
 
-class SimpleDataset(Dataset):
+class SimpleDataset(_w.SimpleSequence, Dataset):
     """Wraps a list (or any sequence)."""
-
-    def __init__(self, data):
-        self._data = data
-
-    def __len__(self):
-        return len(self._data)
-
-    def __getitem__(self, idx):
-        return self._data[idx]
+    # defined by the class that defines _batch, so the loader takes the one-gather path
+    __getitem__ = _w.SimpleSequence.__getitem__
 
     def _batch(self, indices):
         return _column_batch(self._data, indices)
 
 
-class _LazyTransformDataset(Dataset):
-    def __init__(self, data, fn):
-        self._data = data
-        self._fn = fn
-
-    def __len__(self):
-        return len(self._data)
-
-    def __getitem__(self, idx):
-        item = self._data[idx]
-        if isinstance(item, tuple):
-            return self._fn(*item)
-        return self._fn(item)
+# Distinct classes (the worker pickler ships each as its mirror), the same item access.
+class _LazyTransformDataset(_w.TransformDatasetMirror, Dataset):
+    pass
 
 
-class _TransformFirstClosure:
-    def __init__(self, fn):
-        self._fn = fn
-
-    def __call__(self, x, *args):
-        if args:
-            return (self._fn(x),) + args
-        return self._fn(x)
+class _TransformFirstClosure(_w.TransformFirstMirror):
+    pass
 
 
 class _SampledDataset(Dataset):
@@ -151,7 +129,7 @@ class ArrayDataset(Dataset):
 def _column_batch(data, indices):
     """The batch default_batchify_fn makes of ``[data[i] for i in indices]``, or None when
     that needs the per-sample path (datasets, ragged lists...)."""
-    from ... import nd
+    from ... import ndarray as nd
     if isinstance(data, NDArray):
         idx = nd.array(np.asarray(indices, dtype=np.int64), ctx=data.context, dtype="int64")
         return nd.take(data, idx, axis=0)
