@@ -22,12 +22,15 @@ from .registry import register
 _HI = lax.Precision.HIGHEST
 
 
-def _check(op, data, rois):
+def _check(op, data, rois, pooled_size=None):
+    """data (N, C, H, W), rois (R, 5) and, for the 2-D pools, pooled_size (ph, pw)."""
     if data.ndim != 4:
         raise MXNetError(f"Operator {op}: data must be 4-D (N, C, H, W), got {fmt(data.shape)}")
     if rois.ndim != 2 or rois.shape[1] != 5:
         raise MXNetError(f"Operator {op}: rois must be (num_rois, 5) [batch_index, x1, y1, x2, "
                          f"y2], got {fmt(rois.shape)}")
+    if pooled_size is not None and len(pooled_size) != 2:
+        raise MXNetError(f"Operator {op}: pooled_size must have 2 values, got {pooled_size}")
 
 
 def _pool(data, batch, rows, cols, channel_of=None):
@@ -72,9 +75,7 @@ def roi_pooling(data, rois, *, pooled_size: Shape, spatial_scale: Float):
     ceil((b+1)*size/P)) clipped to the map; an empty bin (or a bad batch index) gives 0.
     The gradient goes to the maximum (shared between equal maxima)."""
     op = "ROIPooling"
-    _check(op, data, rois)
-    if len(pooled_size) != 2:
-        raise MXNetError(f"Operator {op}: pooled_size must have 2 values, got {pooled_size}")
+    _check(op, data, rois, pooled_size)
     n, c, h, w = data.shape
     ph, pw = pooled_size
     r = lax.stop_gradient(rois).astype(jnp.float32)
@@ -150,9 +151,7 @@ def roi_align(data, rois, *, pooled_size: Shape, spatial_scale: Float, sample_ra
     ceil(size / pooled)). position_sensitive: output channel c of bin (i, j) reads input
     channel (c * ph + i) * pw + j. A ROI with a negative batch index gives zeros."""
     op = "_contrib_ROIAlign"
-    _check(op, data, rois)
-    if len(pooled_size) != 2:
-        raise MXNetError(f"Operator {op}: pooled_size must have 2 values, got {pooled_size}")
+    _check(op, data, rois, pooled_size)
     n, c, h, w = data.shape
     ph, pw = pooled_size
     if position_sensitive and c % (ph * pw):

@@ -14,7 +14,7 @@ __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "Sigmoid
 
 
 def _is_nd(F):
-    from .. import nd
+    from .. import ndarray as nd
     return F is nd
 
 
@@ -47,6 +47,13 @@ class Loss(HybridBlock):
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError
 
+    def _weighted_mean(self, F, loss, sample_weight, weight=None):
+        """The losses' common end: times ``weight`` (the loss's own by default) and
+        ``sample_weight``, then the mean over every axis but the batch axis."""
+        loss = _apply_weighting(F, loss, self._weight if weight is None else weight,
+                                sample_weight)
+        return F.mean(loss, axis=self._batch_axis, exclude=True)
+
 
 class L2Loss(Loss):
     """``0.5 * (label - pred)^2`` (times ``weight``, default 1)."""
@@ -57,8 +64,7 @@ class L2Loss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = _reshape_like(F, label, pred)
         loss = F.square(label - pred)
-        loss = _apply_weighting(F, loss, self._weight / 2, sample_weight)
-        return F.mean(loss, axis=self._batch_axis, exclude=True)
+        return self._weighted_mean(F, loss, sample_weight, self._weight / 2)
 
 
 class L1Loss(Loss):
@@ -70,8 +76,7 @@ class L1Loss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = _reshape_like(F, label, pred)
         loss = F.abs(label - pred)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return F.mean(loss, axis=self._batch_axis, exclude=True)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 class SigmoidBinaryCrossEntropyLoss(Loss):
@@ -100,8 +105,7 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
             else:
                 loss = -(F.broadcast_mul(F.log(pred + eps) * label, pos_weight)
                          + F.log(1.0 - pred + eps) * (1.0 - label))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return F.mean(loss, axis=self._batch_axis, exclude=True)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 SigmoidBCELoss = SigmoidBinaryCrossEntropyLoss
@@ -125,8 +129,7 @@ class SoftmaxCrossEntropyLoss(Loss):
         else:
             label = _reshape_like(F, label, pred)
             loss = -F.sum(pred * label, axis=self._axis, keepdims=True)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return F.mean(loss, axis=self._batch_axis, exclude=True)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 SoftmaxCELoss = SoftmaxCrossEntropyLoss
@@ -192,8 +195,7 @@ class HuberLoss(Loss):
         loss = F.abs(label - pred)
         loss = F.where(loss > self._rho, loss - 0.5 * self._rho,
                        (0.5 / self._rho) * F.square(loss))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return F.mean(loss, axis=self._batch_axis, exclude=True)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 class HingeLoss(Loss):
@@ -206,8 +208,7 @@ class HingeLoss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = _reshape_like(F, label, pred)
         loss = F.relu(self._margin - pred * label)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return F.mean(loss, axis=self._batch_axis, exclude=True)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 class SquaredHingeLoss(Loss):
@@ -220,8 +221,7 @@ class SquaredHingeLoss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = _reshape_like(F, label, pred)
         loss = F.square(F.relu(self._margin - pred * label))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return F.mean(loss, axis=self._batch_axis, exclude=True)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 class LogisticLoss(Loss):
@@ -239,8 +239,7 @@ class LogisticLoss(Loss):
         if self._label_format == "signed":
             label = (label + 1.0) / 2.0
         loss = F.relu(pred) - pred * label + F.Activation(-F.abs(pred), act_type="softrelu")
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return F.mean(loss, axis=self._batch_axis, exclude=True)
+        return self._weighted_mean(F, loss, sample_weight)
 
 
 class TripletLoss(Loss):
