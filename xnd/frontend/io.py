@@ -26,7 +26,7 @@ import numpy as np
 
 from ..base import MXNetError
 from ..ndarray import NDArray, _wrap
-from . import nd
+from . import ndarray as nd
 
 __all__ = ["DataDesc", "DataBatch", "DataIter", "NDArrayIter", "ResizeIter", "PrefetchingIter",
            "MXDataIter", "CSVIter", "MNISTIter", "LibSVMIter", "ImageRecordIter",
@@ -126,7 +126,23 @@ class DataIter:
         pass
 
 
-class ResizeIter(DataIter):
+class _CurrentBatch:
+    """The getters of a wrapper iterator that keeps its batch in ``current_batch``."""
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad
+
+
+class ResizeIter(_CurrentBatch, DataIter):
     """Serve exactly ``size`` batches per epoch from ``data_iter`` (restarting it when it
     runs out; ``reset_internal`` resets it on each reset)."""
 
@@ -159,20 +175,8 @@ class ResizeIter(DataIter):
         self.cur += 1
         return True
 
-    def getdata(self):
-        return self.current_batch.data
 
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
-
-
-class PrefetchingIter(DataIter):
+class PrefetchingIter(_CurrentBatch, DataIter):
     """Combine one or more iterators batch by batch (data and labels concatenated), with
     optional renaming. xnd's device work is asynchronous already, so this wrapper reads
     ahead by one batch without threads."""
@@ -243,18 +247,6 @@ class PrefetchingIter(DataIter):
         if self.iter_next():
             return self.current_batch
         raise StopIteration
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
 
 
 # ---- NDArrayIter ------------------------------------------------------------------------------
