@@ -148,7 +148,7 @@ def _bytes_of(buf, what):
 
 
 def _to_nd(a, out, ctx=None):
-    from . import nd
+    from . import ndarray as nd
     res = nd.array(np.ascontiguousarray(a), ctx=ctx, dtype=a.dtype)
     if out is None:
         return res
@@ -436,13 +436,24 @@ def random_size_crop(src, size, area, ratio, interp=2, **kwargs):
     area) and aspect ratio (log-uniform in ``ratio``), resized to `size` (w, h), and its
     (x0, y0, w, h); after 10 misses the centre crop. Draws from Python's `random`, as MXNet."""
     h, w, _ = src.shape
-    src_area = h * w
     if "min_area" in kwargs:  # MXNet's deprecated spelling
         area = kwargs.pop("min_area")
     if kwargs:
         raise TypeError(f"random_size_crop got unexpected keyword(s) {sorted(kwargs)}")
     if isinstance(area, numbers.Number):
         area = (area, 1.0)
+    box = _random_size_box(w, h, area, ratio)
+    if box is None:
+        return center_crop(src, size, interp)
+    return fixed_crop(src, *box, size, interp), box
+
+
+def _random_size_box(w, h, area, ratio):
+    """(x0, y0, w, h) of a random crop of a w x h image, its area a uniform fraction in
+    ``area`` (min, max) of the image's and its aspect ratio log-uniform in ``ratio``, or None
+    after 10 draws that do not fit; with Python's `random`, in MXNet's order of draws
+    (image.random_size_crop and gluon's RandomResizedCrop)."""
+    src_area = h * w
     for _ in range(10):
         target_area = random.uniform(area[0], area[1]) * src_area
         log_ratio = (math.log(ratio[0]), math.log(ratio[1]))
@@ -452,9 +463,8 @@ def random_size_crop(src, size, area, ratio, interp=2, **kwargs):
         if new_w <= w and new_h <= h:
             x0 = random.randint(0, w - new_w)
             y0 = random.randint(0, h - new_h)
-            out = fixed_crop(src, x0, y0, new_w, new_h, size, interp)
-            return out, (x0, y0, new_w, new_h)
-    return center_crop(src, size, interp)
+            return x0, y0, new_w, new_h
+    return None
 
 
 def _broadcastable(x, ndim):

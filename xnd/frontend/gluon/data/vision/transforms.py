@@ -11,7 +11,7 @@ import numpy as np
 
 from .....base import MXNetError
 from .....ndarray import NDArray
-from ....image import _resize as _cv_resize, scale_down
+from ....image import _random_size_box, _resize as _cv_resize, scale_down
 from ...block import Block
 from ...nn.basic_layers import Sequential
 
@@ -22,7 +22,7 @@ __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "RandomResizedCrop", "Cen
 
 
 def _nd():
-    from .... import nd
+    from .... import ndarray as nd
     return nd
 
 
@@ -206,18 +206,10 @@ class RandomResizedCrop(Block):
     def forward(self, x):
         a = _np(x)
         h, w = a.shape[:2]
-        src_area = h * w
-        for _ in range(10):
-            target_area = random.uniform(self._scale[0], self._scale[1]) * src_area
-            log_ratio = (math.log(self._ratio[0]), math.log(self._ratio[1]))
-            new_ratio = math.exp(random.uniform(*log_ratio))
-            new_w = int(round(math.sqrt(target_area * new_ratio)))
-            new_h = int(round(math.sqrt(target_area / new_ratio)))
-            if new_w <= w and new_h <= h:
-                x0 = random.randint(0, w - new_w)
-                y0 = random.randint(0, h - new_h)
-                return _out(_fixed_crop(a, x0, y0, new_w, new_h, self._size, self._interpolation), x)
-        return CenterCrop(self._size, self._interpolation)(x)
+        box = _random_size_box(w, h, self._scale, self._ratio)
+        if box is None:
+            return CenterCrop(self._size, self._interpolation)(x)
+        return _out(_fixed_crop(a, *box, self._size, self._interpolation), x)
 
 
 class RandomFlipLeftRight(Block):
