@@ -18,6 +18,8 @@ does on this machine:
 import collections
 import functools
 
+from .util import _readonly
+
 __all__ = ["Feature", "feature_list", "Features"]
 
 # MXNet 1.9.1's features, in its order (libinfo.h).
@@ -44,15 +46,8 @@ class Feature:
     def __init__(self, name, enabled):
         self._name, self._enabled = name, bool(enabled)
 
-    @property
-    def name(self):
-        """Feature name."""
-        return self._name
-
-    @property
-    def enabled(self):
-        """True if this xnd, on this machine, has the feature."""
-        return self._enabled
+    name = _readonly("_name", "Feature name.")
+    enabled = _readonly("_enabled", "True if this xnd, on this machine, has the feature.")
 
     def __repr__(self):
         return ("✔ {}" if self.enabled else "✖ {}").format(self.name)

@@ -16,11 +16,17 @@ switch both for the calling thread.
 import functools
 import inspect
 import logging
+import operator
 import os
 
 from ..base import MXNetError
 from ..semantics import flag as _flag, is_np_array, is_np_shape, set_flag as _set
 from ..semantics import set_global as _set_global
+
+
+def _readonly(attr, doc=None):
+    """A read-only property giving ``self.<attr>`` (xnd's many plain accessors, written once)."""
+    return property(operator.attrgetter(attr), doc=doc)
 
 
 _np_shape_logged = False

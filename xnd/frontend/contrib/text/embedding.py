@@ -17,7 +17,8 @@ import warnings
 import zipfile
 
 from .... import base
-from ... import nd
+from ... import ndarray as nd
+from ...util import _readonly
 from . import _constants as C
 from . import vocab
 
@@ -185,13 +186,8 @@ class _TokenEmbedding(vocab.Vocabulary):
             self._set_idx_to_vec_by_embeddings([self], len(vocabulary), vocabulary.idx_to_token)
             self._index_tokens_from_vocabulary(vocabulary)
 
-    @property
-    def vec_len(self):
-        return self._vec_len
-
-    @property
-    def idx_to_vec(self):
-        return self._idx_to_vec
+    vec_len = _readonly("_vec_len")
+    idx_to_vec = _readonly("_idx_to_vec")
 
     def get_vecs_by_tokens(self, tokens, lower_case_backup=False):
         """The vector of a token (1-D) or of a list of tokens (2-D); unknown tokens get row 0.

@@ -5,6 +5,7 @@ counter by decreasing frequency (ties in ascending key order), up to `most_freq_
 with at least `min_freq` occurrences -- MXNet 1.9.1's indexing."""
 import collections
 
+from ...util import _readonly
 from ._constants import UNKNOWN_IDX
 
 __all__ = ["Vocabulary"]
@@ -46,21 +47,10 @@ class Vocabulary:
     def __len__(self):
         return len(self._idx_to_token)
 
-    @property
-    def token_to_idx(self):
-        return self._token_to_idx
-
-    @property
-    def idx_to_token(self):
-        return self._idx_to_token
-
-    @property
-    def unknown_token(self):
-        return self._unknown_token
-
-    @property
-    def reserved_tokens(self):
-        return self._reserved_tokens
+    token_to_idx = _readonly("_token_to_idx")
+    idx_to_token = _readonly("_idx_to_token")
+    unknown_token = _readonly("_unknown_token")
+    reserved_tokens = _readonly("_reserved_tokens")
 
     def to_indices(self, tokens):
         """The index of a token, or the list of indices of a list of tokens (unknown -> 0)."""

@@ -15,8 +15,9 @@ import numpy as np
 from .....base import data_dir
 from ....contrib import text as _text
 from ...data.dataset import Dataset
-from .... import nd as _nd
+from .... import ndarray as _nd
 from ....test_utils import DownloadError
+from ....util import _readonly
 
 EOS_TOKEN = "<eos>"
 
@@ -36,13 +37,8 @@ class _WikiText(Dataset):
         self._vocab, self._counter = vocab, None
         self._get_data(files[segment])
 
-    @property
-    def vocabulary(self):
-        return self._vocab
-
-    @property
-    def frequencies(self):
-        return self._counter
+    vocabulary = _readonly("_vocab")
+    frequencies = _readonly("_counter")
 
     def _locate(self, name):
         path = os.path.join(self._root, name)
