@@ -166,7 +166,7 @@ class BaseRNNCell:
 
     def pack_weights(self, args):
         """The reverse of ``unpack_weights``."""
-        from .. import nd
+        from .. import ndarray as nd
         args = dict(args)
         gates = self._gate_names
         if not gates:
@@ -347,7 +347,7 @@ class FusedRNNCell(BaseRNNCell):
         return args
 
     def pack_weights(self, args):
-        from .. import nd
+        from .. import ndarray as nd
         args = dict(args)
         w0 = args["%sl0_i2h%s_weight" % (self._prefix, self._gate_names[0])]
         pieces, total = self._pieces(w0.shape[1])
@@ -699,16 +699,18 @@ def _conv_defaults(prefix):
                 conv_layout="NCHW")
 
 
-class ConvRNNCell(BaseConvRNNCell):
-    """h' = activation(conv_i(x) + conv_h(h)); activation default LeakyReLU(slope=0.2)."""
-    _num_states = 1
+class _ConvCell(BaseConvRNNCell):
+    """ConvRNNCell, ConvLSTMCell, ConvGRUCell: MXNet's defaults (prefix ``_conv_prefix``)
+    under any keyword the caller leaves out."""
 
     def __init__(self, input_shape, num_hidden, **kwargs):
-        super().__init__(input_shape, num_hidden, **{**_conv_defaults("ConvRNN_"), **kwargs})
+        super().__init__(input_shape, num_hidden,
+                         **{**_conv_defaults(self._conv_prefix), **kwargs})
 
-    @property
-    def _gate_names(self):
-        return ("",)
+
+class ConvRNNCell(_ConvCell):
+    """h' = activation(conv_i(x) + conv_h(h)); activation default LeakyReLU(slope=0.2)."""
+    _num_states, _conv_prefix, _gate_names = 1, "ConvRNN_", ("",)
 
     def __call__(self, inputs, states):
         states = _resolve_states(states, inputs)
@@ -717,15 +719,9 @@ class ConvRNNCell(BaseConvRNNCell):
         return out, [out]
 
 
-class ConvLSTMCell(BaseConvRNNCell):
+class ConvLSTMCell(_ConvCell):
     """Convolutional LSTM (the candidate and the output use ``activation``)."""
-
-    def __init__(self, input_shape, num_hidden, **kwargs):
-        super().__init__(input_shape, num_hidden, **{**_conv_defaults("ConvLSTM_"), **kwargs})
-
-    @property
-    def _gate_names(self):
-        return ["_i", "_f", "_c", "_o"]
+    _conv_prefix, _gate_names = "ConvLSTM_", ["_i", "_f", "_c", "_o"]
 
     def __call__(self, inputs, states):
         states = _resolve_states(states, inputs)
@@ -742,16 +738,9 @@ class ConvLSTMCell(BaseConvRNNCell):
         return next_h, [next_h, next_c]
 
 
-class ConvGRUCell(BaseConvRNNCell):
+class ConvGRUCell(_ConvCell):
     """Convolutional GRU (the candidate uses ``activation``)."""
-    _num_states = 1
-
-    def __init__(self, input_shape, num_hidden, **kwargs):
-        super().__init__(input_shape, num_hidden, **{**_conv_defaults("ConvGRU_"), **kwargs})
-
-    @property
-    def _gate_names(self):
-        return ["_r", "_z", "_o"]
+    _num_states, _conv_prefix, _gate_names = 1, "ConvGRU_", ["_r", "_z", "_o"]
 
     def __call__(self, inputs, states):
         states = _resolve_states(states, inputs)

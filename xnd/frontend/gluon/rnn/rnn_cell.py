@@ -14,7 +14,7 @@ __all__ = ["RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCe
 
 
 def _nd():
-    from ... import nd
+    from ... import ndarray as nd
     return nd
 
 
@@ -218,7 +218,27 @@ def _cell_repr(self, with_activation=False):
 
 
 class _GatedCell(HybridRecurrentCell):
-    _gates = 1
+    """RNNCell, LSTMCell, GRUCell: ``_gates`` packed gates, ``_num_states`` (batch, hidden)
+    states, names aliased ``_cell_alias``; LSTMCell's and GRUCell's signature."""
+    _gates, _num_states, _cell_alias = 1, 1, "rnn"
+
+    def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
+                 prefix=None, params=None, activation="tanh", recurrent_activation="sigmoid"):
+        super().__init__(prefix=prefix, params=params)
+        self._make_params(hidden_size, input_size, i2h_weight_initializer,
+                          h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer)
+        self._activation = activation
+        self._recurrent_activation = recurrent_activation
+
+    def state_info(self, batch_size=0):
+        return _nc_states(batch_size, *[self._hidden_size] * self._num_states)
+
+    def _alias(self):
+        return self._cell_alias
+
+    def __repr__(self):
+        return _cell_repr(self)
 
     def _make_params(self, hidden_size, input_size, i2h_weight_initializer,
                      h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer):
@@ -246,21 +266,12 @@ class _GatedCell(HybridRecurrentCell):
 class RNNCell(_GatedCell):
     """Elman RNN cell: ``h' = act(W_i x + b_i + W_h h + b_h)``."""
 
-    _gates = 1
-
     def __init__(self, hidden_size, activation="tanh", i2h_weight_initializer=None,
                  h2h_weight_initializer=None, i2h_bias_initializer="zeros",
                  h2h_bias_initializer="zeros", input_size=0, prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
-        self._activation = activation
-        self._make_params(hidden_size, input_size, i2h_weight_initializer,
-                          h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer)
-
-    def state_info(self, batch_size=0):
-        return _nc_states(batch_size, self._hidden_size)
-
-    def _alias(self):
-        return "rnn"
+        super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer,
+                         i2h_bias_initializer, h2h_bias_initializer, input_size, prefix, params,
+                         activation)
 
     def __repr__(self):
         return _cell_repr(self, True)
@@ -277,25 +288,7 @@ class RNNCell(_GatedCell):
 class LSTMCell(_GatedCell):
     """LSTM cell (gates in MXNet's order i, f, g, o)."""
 
-    _gates = 4
-
-    def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
-                 prefix=None, params=None, activation="tanh", recurrent_activation="sigmoid"):
-        super().__init__(prefix=prefix, params=params)
-        self._make_params(hidden_size, input_size, i2h_weight_initializer,
-                          h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer)
-        self._activation = activation
-        self._recurrent_activation = recurrent_activation
-
-    def state_info(self, batch_size=0):
-        return _nc_states(batch_size, self._hidden_size, self._hidden_size)
-
-    def _alias(self):
-        return "lstm"
-
-    def __repr__(self):
-        return _cell_repr(self)
+    _gates, _num_states, _cell_alias = 4, 2, "lstm"
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
         prefix = f"t{self._counter}_"
@@ -321,25 +314,7 @@ class LSTMCell(_GatedCell):
 class GRUCell(_GatedCell):
     """GRU cell (gates r, z, n as in MXNet / cuDNN)."""
 
-    _gates = 3
-
-    def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
-                 prefix=None, params=None, activation="tanh", recurrent_activation="sigmoid"):
-        super().__init__(prefix=prefix, params=params)
-        self._make_params(hidden_size, input_size, i2h_weight_initializer,
-                          h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer)
-        self._activation = activation
-        self._recurrent_activation = recurrent_activation
-
-    def state_info(self, batch_size=0):
-        return _nc_states(batch_size, self._hidden_size)
-
-    def _alias(self):
-        return "gru"
-
-    def __repr__(self):
-        return _cell_repr(self)
+    _gates, _cell_alias = 3, "gru"
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
         prefix = f"t{self._counter}_"
