@@ -45,16 +45,12 @@ KNOWN_CIRCLE_EDGES = {
     # `import xnd` inside functions, for mx.nd (the package __init__ imports them back)
     ("xnd._dataloader_worker", "xnd"),
     ("xnd.frontend.test_utils", "xnd"),
-    # being fixed now
-    ("xnd.frontend.nd", "xnd.frontend.nd_image"),
-    ("xnd.frontend.nd", "xnd.frontend.sparse"),
 }
 
 # Imports (importer, imported) that run up the layers, not yet replaced by a hook.
 KNOWN_UPWARD = {
     ("xnd._dataloader_worker", "xnd"),
     ("xnd.frontend.test_utils", "xnd"),
-    # being fixed now
 }
 
 MAX_LINES = 1000

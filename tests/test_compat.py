@@ -67,7 +67,7 @@ def test_core_import_forms():
         import mxnet.random
 
         core = sys.modules['xnd.ndarray']
-        front = sys.modules['xnd.frontend.nd']
+        front = sys.modules['xnd.frontend.ndarray']
         assert mx is xnd is mxnet and sys.modules['mxnet'] is xnd
         assert sys.modules['mxnet.nd'] is front
         assert sys.modules['mxnet.ndarray'] is front
@@ -81,15 +81,15 @@ def test_core_import_forms():
         assert sys.modules['mxnet.random'] is sys.modules['xnd.frontend.random']
         assert mx.random is sys.modules['xnd.frontend.random']
         # the modules keep their own identity
-        assert front.__name__ == 'xnd.frontend.nd' and front.__spec__.name == 'xnd.frontend.nd'
+        assert front.__name__ == 'xnd.frontend.ndarray' and front.__spec__.name == 'xnd.frontend.ndarray'
     """)
 
 
 # (import statement, the xnd modules it needs, a check run after it)
 FORMS = [
     ("import mxnet as mx", ["xnd"], "assert mx is sys.modules['xnd']"),
-    ("from mxnet import nd, autograd", ["xnd.frontend.nd", "xnd.autograd"],
-     "assert nd is sys.modules['xnd.frontend.nd'] and autograd is sys.modules['xnd.autograd']"),
+    ("from mxnet import nd, autograd", ["xnd.frontend.ndarray", "xnd.autograd"],
+     "assert nd is sys.modules['xnd.frontend.ndarray'] and autograd is sys.modules['xnd.autograd']"),
     ("import mxnet.autograd as ag", ["xnd.autograd"], "assert ag is sys.modules['xnd.autograd']"),
     ("from mxnet import gluon", ["xnd.frontend.gluon"],
      "assert gluon is sys.modules['xnd.frontend.gluon']"),
@@ -103,8 +103,8 @@ FORMS = [
      "assert nn is sys.modules['xnd.frontend.gluon.nn']"),
     ("import mxnet.ndarray.random as r", ["xnd.frontend.random"],
      "assert r is sys.modules['xnd.frontend.random']"),
-    ("from mxnet.ndarray import linalg", ["xnd.frontend.linalg"],
-     "assert linalg is sys.modules['xnd.frontend.linalg']"),
+    ("from mxnet.ndarray import linalg", ["xnd.frontend.ndarray.linalg"],
+     "assert linalg is sys.modules['xnd.frontend.ndarray.linalg']"),
     ("import mxnet.symbol as sym", ["xnd.symbol"],
      "assert sym is sys.modules['xnd.symbol'] is sys.modules['mxnet.sym']"),
     ("from mxnet import sym", ["xnd.symbol"], "assert sym is sys.modules['xnd.symbol']"),
@@ -149,9 +149,9 @@ def test_prefix_mapping_and_lazy_finder(tmp_path):
         from xnd import compat
         assert compat.resolve('mxnet.gluon.nn.basic_layers') == 'xnd.frontend.gluon.nn.basic_layers'
         assert compat.resolve('mxnet.ndarray.ndarray') == 'xnd.ndarray'
-        assert compat.resolve('mxnet.ndarray.utils') == 'xnd.frontend.nd.utils'
-        assert compat.resolve('mxnet.ndarray.sparse') == 'xnd.frontend.sparse'
-        assert compat.resolve('mxnet.nd') == 'xnd.frontend.nd'
+        assert compat.resolve('mxnet.ndarray.utils') == 'xnd.frontend.ndarray.utils'
+        assert compat.resolve('mxnet.ndarray.sparse') == 'xnd.frontend.ndarray.sparse'
+        assert compat.resolve('mxnet.nd') == 'xnd.frontend.ndarray'
         assert compat.resolve('mxnet.lowering') is None
         assert compat.resolve('mxnet._ctypes') is None
         assert compat.resolve('numpy') is None
@@ -240,8 +240,8 @@ def test_pth_bootstrap_is_lazy():
         from mxnet import nd
         import mxnet.ndarray as nd2
         import xnd
-        assert mx is xnd and nd is nd2 is sys.modules['xnd.frontend.nd']
-        assert sys.modules['mxnet.nd'] is sys.modules['xnd.frontend.nd']
+        assert mx is xnd and nd is nd2 is sys.modules['xnd.frontend.ndarray']
+        assert sys.modules['mxnet.nd'] is sys.modules['xnd.frontend.ndarray']
         import json, os   # other imports are not affected
         try:
             import mxnet.bogus

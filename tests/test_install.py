@@ -25,7 +25,7 @@ assert [type(f).__name__ for f in sys.meta_path].count('XndMxnetBootstrap') == 1
 import mxnet as mx
 from mxnet import nd
 import xnd
-assert mx is xnd and nd is sys.modules['xnd.frontend.nd']
+assert mx is xnd and nd is sys.modules['xnd.frontend.ndarray']
 print(mx.__file__)
 print(nd.ones((2,)).asnumpy().tolist())
 """

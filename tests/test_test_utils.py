@@ -19,7 +19,7 @@ import pytest
 
 import xnd as mx
 from xnd import engine
-from xnd.frontend import profiler, runtime, test_utils as tu, viz
+from xnd.frontend import profiler, runtime, test_utils as tu, visualization as viz
 
 SUMMARY_SHAPES = """\
 ________________________________________________________________________________________________________________________

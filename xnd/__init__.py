@@ -11,8 +11,8 @@ from . import attribute, base, context, name
 from .attribute import AttrScope
 from .base import MXNetError
 from .context import Context, cpu, cpu_pinned, current_context, default_context, gpu, num_gpus
-from .frontend import nd, random
-from .frontend.nd import NDArray
+from .frontend import ndarray, random
+from .frontend.ndarray import NDArray
 from . import autograd, symbol
 from .frontend import (callback, gluon, initializer, io, kvstore, lr_scheduler, metric, model,
                        module, optimizer)
@@ -21,19 +21,19 @@ from .frontend import util
 from .frontend.util import (is_np_array, is_np_shape, np_array, np_shape, set_np_shape,
                             use_np, use_np_array, use_np_shape)
 from .frontend import numpy, numpy_extension  # mx.np / mx.npx: the numpy interface
-from .frontend import profiler, runtime, test_utils, viz
+from .frontend import profiler, runtime, test_utils, visualization
 from .frontend import monitor, rnn
 from .frontend import image, recordio  # image decoding needs Pillow, imported on first use
 from .frontend import operator
 from .frontend import contrib, library, onnx  # contrib's subpackages import on first use
 
-visualization = viz
+viz = visualization
 img = image
 init = initializer
 kv = kvstore
 mon = monitor
 mod = module
-ndarray = nd  # mx.ndarray is the namespace; the class lives in mx.nd.ndarray (xnd/ndarray.py)
+nd = ndarray  # the namespace (frontend/ndarray/); the class lives in mx.nd.ndarray (xnd/ndarray.py)
 sym = symbol
 np = numpy
 npx = numpy_extension

@@ -4,13 +4,15 @@
 mx``, ``from mxnet import nd, autograd, gluon``, ``import mxnet.ndarray as nd``,
 ``from mxnet.gluon import nn``, ``import mxnet.gluon.nn`` ...) resolve to xnd's
 modules.  The module objects are the very same ones (``sys.modules['mxnet.nd']
-is sys.modules['xnd.frontend.nd']``), so isinstance checks and module state are
+is sys.modules['xnd.frontend.ndarray']``), so isinstance checks and module state are
 shared between the two names.
 
-One table, `MXNET_MODULES`, says which xnd module stands for which mxnet
-module.  Entries are prefixes: the longest entry that matches a dotted name
-wins and the rest of the name is appended, so ``mxnet.gluon.nn.basic_layers``
-is ``xnd.frontend.gluon.nn.basic_layers``.  A meta-path finder serves every
+xnd's frontend is laid out as MXNet's namespace, so one rule finds most modules:
+``mxnet.X.rest`` is ``xnd.frontend.X.rest`` if xnd/frontend/X exists, else ``xnd.X.rest``
+(``mxnet.gluon.nn.basic_layers`` is ``xnd.frontend.gluon.nn.basic_layers``,
+``mxnet.autograd`` is ``xnd.autograd``).  One small table, `MXNET_MODULES`, holds the
+names that differ (``mxnet.nd``, ``mxnet.sym``, ``mxnet.ndarray.ndarray`` ...).  A
+meta-path finder serves every
 name under ``mxnet``; a name whose xnd module does not exist raises
 ModuleNotFoundError saying that xnd does not provide it.
 
@@ -23,81 +25,45 @@ calls `alias_mxnet()`.  See docs/porting.md.
 import importlib
 import importlib.abc
 import importlib.util
+import os
 import sys
+from importlib.machinery import PathFinder
 
 __all__ = ["MXNET_MODULES", "alias_mxnet", "resolve", "find_spec", "PTH_LINE"]
 
-# mxnet module name -> xnd module name (prefix mapping, longest match wins).
+# The rule: ``mxnet.X.rest`` is ``xnd.frontend.X.rest`` when xnd/frontend/ has a module or
+# package X (mxnet.gluon.nn, mxnet.module.executor_group, mxnet.ndarray.contrib ...), else
+# ``xnd.X.rest`` (mxnet.base, mxnet.context, mxnet.autograd, mxnet.symbol ...).  The table
+# holds only the names whose xnd module differs from the rule: MXNet's short aliases and
+# the few modules that live elsewhere.  Entries are prefixes; the longest one that matches
+# wins and the rest of the name is appended (mxnet.nd.contrib -> xnd.frontend.ndarray.contrib).
 MXNET_MODULES = {
-    "mxnet": "xnd",
-    "mxnet.ndarray": "xnd.frontend.nd",
-    "mxnet.nd": "xnd.frontend.nd",
-    "mxnet.ndarray.ndarray": "xnd.ndarray",
-    "mxnet.random": "xnd.frontend.random",
-    "mxnet.ndarray.random": "xnd.frontend.random",
-    "mxnet.ndarray.linalg": "xnd.frontend.linalg",
+    "mxnet.nd": "xnd.frontend.ndarray",
+    "mxnet.ndarray.ndarray": "xnd.ndarray",     # the NDArray class module is the core's
     "mxnet.nd.ndarray": "xnd.ndarray",
+    "mxnet.ndarray.random": "xnd.frontend.random",   # mx.nd.random is mx.random
     "mxnet.nd.random": "xnd.frontend.random",
-    "mxnet.nd.linalg": "xnd.frontend.linalg",
-    "mxnet.ndarray.sparse": "xnd.frontend.sparse",
-    "mxnet.nd.sparse": "xnd.frontend.sparse",
-    "mxnet.ndarray.contrib": "xnd.frontend.nd_contrib",
-    "mxnet.nd.contrib": "xnd.frontend.nd_contrib",
-    "mxnet.ndarray.image": "xnd.frontend.nd_image",
-    "mxnet.nd.image": "xnd.frontend.nd_image",
-    "mxnet.context": "xnd.context",
-    "mxnet.base": "xnd.base",
-    "mxnet.autograd": "xnd.autograd",
-    "mxnet.symbol": "xnd.symbol",
     "mxnet.sym": "xnd.symbol",
-    "mxnet.gluon": "xnd.frontend.gluon",
-    "mxnet.module": "xnd.frontend.module",
     "mxnet.mod": "xnd.frontend.module",
-    "mxnet.io": "xnd.frontend.io",
-    "mxnet.metric": "xnd.frontend.metric",
-    "mxnet.initializer": "xnd.frontend.initializer",
     "mxnet.init": "xnd.frontend.initializer",
-    "mxnet.optimizer": "xnd.frontend.optimizer",
-    "mxnet.lr_scheduler": "xnd.frontend.lr_scheduler",
-    "mxnet.kvstore": "xnd.frontend.kvstore",
     "mxnet.kv": "xnd.frontend.kvstore",
-    "mxnet.model": "xnd.frontend.model",
-    "mxnet.callback": "xnd.frontend.callback",
-    "mxnet.test_utils": "xnd.frontend.test_utils",
-    "mxnet.util": "xnd.frontend.util",
-    "mxnet.name": "xnd.name",
-    "mxnet.attribute": "xnd.attribute",
-    "mxnet.monitor": "xnd.frontend.monitor",
     "mxnet.mon": "xnd.frontend.monitor",
-    "mxnet.rnn": "xnd.frontend.rnn",
-    "mxnet.engine": "xnd.engine",
-    "mxnet.visualization": "xnd.frontend.viz",
-    "mxnet.viz": "xnd.frontend.viz",
-    "mxnet.profiler": "xnd.frontend.profiler",
-    "mxnet.runtime": "xnd.frontend.runtime",
-    "mxnet.recordio": "xnd.frontend.recordio",
-    "mxnet.numpy": "xnd.frontend.numpy",
-    "mxnet.np": "xnd.frontend.numpy",
-    "mxnet.numpy_extension": "xnd.frontend.numpy_extension",
-    "mxnet.npx": "xnd.frontend.numpy_extension",
-    "mxnet.numpy_op_signature": "xnd.frontend.numpy_op_signature",
-    "mxnet.numpy_dispatch_protocol": "xnd.frontend.numpy_dispatch_protocol",
-    "mxnet.image": "xnd.frontend.image",
+    "mxnet.viz": "xnd.frontend.visualization",
     "mxnet.img": "xnd.frontend.image",
-    "mxnet.image.image": "xnd.frontend.image",
-    "mxnet.operator": "xnd.frontend.operator",
-    "mxnet.contrib": "xnd.frontend.contrib",
+    "mxnet.image.image": "xnd.frontend.image",  # MXNet's mxnet/image/ package is one module here
+    "mxnet.np": "xnd.frontend.numpy",
+    "mxnet.npx": "xnd.frontend.numpy_extension",
     "mxnet.contrib.quant": "xnd.frontend.contrib.quantization",
-    "mxnet.onnx": "xnd.frontend.onnx",
-    "mxnet.contrib.ndarray": "xnd.frontend.nd_contrib",
-    "mxnet.contrib.nd": "xnd.frontend.nd_contrib",
+    "mxnet.contrib.ndarray": "xnd.frontend.ndarray.contrib",
+    "mxnet.contrib.nd": "xnd.frontend.ndarray.contrib",
     "mxnet.contrib.symbol": "xnd.symbol.contrib",
     "mxnet.contrib.sym": "xnd.symbol.contrib",
-    "mxnet.library": "xnd.frontend.library",
 }
 
 # xnd's own machinery, never visible under an mxnet name (`mxnet.lowering` ...).
-_INTERNAL = frozenset({"frontend", "lowering", "compat", "examples", "__main__", "porting", "data"})
+_INTERNAL = frozenset({"frontend", "lowering", "compat", "examples", "__main__", "porting", "data",
+                       "rng", "serialization", "semantics", "distributed"})
+_FRONTEND = os.path.join(os.path.dirname(os.path.abspath(__file__)), "frontend")
 
 # The line of the installed ``xnd-mxnet.pth``.  site.py runs it at every start:
 # it must stay cheap (no xnd, no jax) and must not fail when xnd is gone.
@@ -110,19 +76,48 @@ PTH_LINE = (
 )
 
 
+def _in_frontend(name):
+    """Whether xnd/frontend/ has a module or package `name` (found, not imported)."""
+    return PathFinder.find_spec(name, [_FRONTEND]) is not None
+
+
 def resolve(mxnet_name):
     """The xnd module name that stands for `mxnet_name`, or None if there is none."""
     parts = mxnet_name.split(".")
-    for i in range(len(parts), 0, -1):
-        key = ".".join(parts[:i])
-        target = MXNET_MODULES.get(key)
-        if target is None:
-            continue
-        rest = parts[i:]
-        if key == "mxnet" and rest and (rest[0] in _INTERNAL or rest[0].startswith("_")):
-            return None
-        return ".".join([target] + rest)
-    return None
+    if parts[0] != "mxnet":
+        return None
+    for i in range(len(parts), 1, -1):
+        target = MXNET_MODULES.get(".".join(parts[:i]))
+        if target is not None:
+            return ".".join([target] + parts[i:])
+    if len(parts) == 1:
+        return "xnd"
+    if parts[1] in _INTERNAL or parts[1].startswith("_"):
+        return None
+    return ".".join(["xnd.frontend" if _in_frontend(parts[1]) else "xnd"] + parts[1:])
+
+
+def provided_modules():
+    """{mxnet name: xnd name} of the MXNet modules xnd provides (what docs/coverage.md
+    lists): ``mxnet``, every top-level module, the direct submodules of the frontend's
+    packages (``mxnet.gluon.nn``, ``mxnet.ndarray.sparse``) and the table's names."""
+    import pkgutil
+    import xnd
+    names = {"mxnet"}
+    for path in (xnd.__path__, [_FRONTEND]):
+        names.update(f"mxnet.{m.name}" for m in pkgutil.iter_modules(path))
+    for m in pkgutil.iter_modules([_FRONTEND]):
+        if m.ispkg:
+            names.update(f"mxnet.{m.name}.{sub.name}" for sub in
+                         pkgutil.iter_modules([os.path.join(_FRONTEND, m.name)])
+                         if not sub.name.startswith("_"))
+    names.update(MXNET_MODULES)
+    out = {}
+    for name in sorted(names):
+        target = resolve(name)
+        if target is not None and importlib.util.find_spec(target) is not None:
+            out[name] = target
+    return out
 
 
 def _not_provided(mxnet_name, xnd_name=None):
@@ -195,11 +190,17 @@ def _register(mxnet_name, module, bind):
 
 def _mxnet_names(xnd_name):
     """The mxnet names that resolve to `xnd_name` (inverse of `resolve`)."""
+    names = []
     for mxnet_prefix, xnd_prefix in MXNET_MODULES.items():
         if xnd_name == xnd_prefix or xnd_name.startswith(xnd_prefix + "."):
-            name = mxnet_prefix + xnd_name[len(xnd_prefix):]
-            if resolve(name) == xnd_name:
-                yield name
+            names.append(mxnet_prefix + xnd_name[len(xnd_prefix):])
+    for xnd_prefix in ("xnd.frontend", "xnd"):       # the rule
+        if xnd_name == xnd_prefix or xnd_name.startswith(xnd_prefix + "."):
+            names.append("mxnet" + xnd_name[len(xnd_prefix):])
+            break
+    for name in dict.fromkeys(names):
+        if resolve(name) == xnd_name:
+            yield name
 
 
 def alias_mxnet():
@@ -219,7 +220,7 @@ def alias_mxnet():
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
     sys.meta_path.insert(0, _FINDER)
-    for mxnet_name in sorted(MXNET_MODULES, key=lambda n: n.count(".")):
+    for mxnet_name in ["mxnet"] + sorted(provided_modules(), key=lambda n: n.count(".")):
         try:
             module = _import_xnd(mxnet_name)
         except ModuleNotFoundError as e:

@@ -18,7 +18,7 @@ import re
 from math import sqrt
 
 from ..ndarray import NDArray
-from . import nd
+from . import ndarray as nd
 
 __all__ = ["Monitor"]
 

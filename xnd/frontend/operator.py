@@ -239,11 +239,11 @@ class _Host:
 
     @staticmethod
     def _arrays(values, ctx):
-        from . import nd
+        from . import ndarray as nd
         return [nd.array(v, ctx=ctx, dtype=v.dtype) for v in values]
 
     def forward(self, token, is_train, values):
-        from . import nd
+        from . import ndarray as nd
         inst = self._insts[token]
         n_arg = inst.entry.counts[0]
         in_data = self._arrays(values[:n_arg], inst.ctx)
@@ -256,7 +256,7 @@ class _Host:
         return [o.asnumpy() for o in out_data]
 
     def backward(self, token, out_grads, in_values, out_values):
-        from . import nd
+        from . import ndarray as nd
         inst = self._insts[token]
         n_arg = inst.entry.counts[0]
         in_data = self._arrays(in_values[:n_arg], inst.ctx)
@@ -424,7 +424,7 @@ def sym_custom(*args, op_type=None, name=None, attr=None, **kwargs):
 
 def _install():
     from .. import symbol
-    from . import nd
+    from . import ndarray as nd
     nd.Custom = nd_custom
     symbol.Custom = sym_custom
 

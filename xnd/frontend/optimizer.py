@@ -51,7 +51,7 @@ from ..base import MXNetError
 from ..context import Context
 from ..ndarray import NDArray, _wrap
 from . import lr_scheduler as _lrs
-from . import nd
+from . import ndarray as nd
 from . import random as _random
 
 __all__ = ["AdaDelta", "AdaGrad", "Adam", "Adamax", "DCASGD", "FTML", "Ftrl", "LARS", "LAMB",

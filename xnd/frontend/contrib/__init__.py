@@ -17,7 +17,7 @@ __all__ = sorted(_SUBMODULES | set(_ALIASES) | {"nd", "ndarray", "sym", "symbol"
 
 def __getattr__(name):
     if name in ("nd", "ndarray"):
-        from .. import nd
+        from .. import ndarray as nd
         return nd.contrib
     if name in ("sym", "symbol"):
         from ... import symbol

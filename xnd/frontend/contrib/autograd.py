@@ -9,7 +9,7 @@ import functools
 
 from ... import autograd as _ag
 from ...ndarray import NDArray
-from .. import nd
+from .. import ndarray as nd
 
 __all__ = ["set_is_training", "TrainingStateScope", "train_section", "test_section",
            "mark_variables", "backward", "compute_gradient", "grad_and_loss", "grad"]

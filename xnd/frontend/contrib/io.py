@@ -1,5 +1,5 @@
 """``mx.contrib.io``: ``DataLoaderIter``, a Gluon DataLoader as a Module ``DataIter``."""
-from .. import nd
+from .. import ndarray as nd
 from ..io import DataDesc, DataIter
 
 __all__ = ["DataLoaderIter"]

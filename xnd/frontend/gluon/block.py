@@ -39,7 +39,7 @@ SAVE_RESIDUALS = True
 
 
 def _nd():
-    from .. import nd
+    from .. import ndarray as nd
     return nd
 
 

@@ -28,7 +28,7 @@ class DeferredInitializationError(MXNetError):
 
 
 def _nd():
-    from .. import nd
+    from .. import ndarray as nd
     return nd
 
 

@@ -19,7 +19,7 @@ __all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "do
 
 
 def _nd():
-    from .. import nd
+    from .. import ndarray as nd
     return nd
 
 

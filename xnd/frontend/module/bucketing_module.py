@@ -17,7 +17,7 @@ from ... import context as _context
 from ... import symbol as _sym
 from ...name import NameManager
 from .. import initializer as _init
-from .. import nd
+from .. import ndarray as nd
 from ..model import load_params
 from .base_module import (_NEED_INIT, _NEED_INPUT_GRAD, _NEED_OPT, BaseModule, _assert, _field,
                           _input_names)

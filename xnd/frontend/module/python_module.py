@@ -3,7 +3,7 @@
 import logging
 
 from .. import initializer as _init
-from .. import nd
+from .. import ndarray as nd
 from .base_module import BaseModule, _abstract_method, _assert, _field
 
 __all__ = ["PythonModule", "PythonLossModule"]

@@ -12,7 +12,7 @@ import numpy as _onp
 from ... import context as _context
 from ...lowering import registry as _registry
 from ...ndarray import NDArray, invoke, waitall  # noqa: F401
-from .. import nd as _nd
+from .. import ndarray as _nd
 from .. import random as _random
 from ..numpy import multiarray as _ma
 from ..numpy.multiarray import ndarray

@@ -13,7 +13,7 @@ import random
 
 import numpy as np
 
-from .. import nd
+from .. import ndarray as nd
 from ..io import DataBatch, DataDesc, DataIter
 
 __all__ = ["encode_sentences", "BucketSentenceIter"]

@@ -43,7 +43,7 @@ from ...base import MXNetError
 from ...context import Context, current_context  # noqa: F401
 from ...ndarray import NDArray as _NDArray
 from ...symbol import Symbol  # noqa: F401
-from ..nd import array  # noqa: F401
+from ..ndarray import array  # noqa: F401
 from ..runtime import Features
 from ..util import getenv, setenv, use_np, get_cuda_compute_capability  # noqa: F401
 from ._checks import *  # noqa: F401,F403

@@ -26,7 +26,7 @@ from ... import context as _context
 from ...base import MXNetError
 from ...context import Context, current_context
 from ...ndarray import NDArray
-from .. import nd as _nd
+from .. import ndarray as _nd
 
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ... import autograd as _autograd
 from ...symbol import Symbol
-from .. import nd as _nd
+from .. import ndarray as _nd
 from .. import random as _random
 from ._checks import _sorted_items, assert_almost_equal, default_context, get_tols
 

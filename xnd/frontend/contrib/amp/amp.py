@@ -31,7 +31,7 @@ from ....lowering import dtypes as _dtypes
 from ....ndarray import NDArray
 from ....symbol import Symbol
 from ....symbol.symbol import Node
-from ... import nd as _nd
+from ... import ndarray as _nd
 from ... import optimizer as _opt
 from . import lists
 from .loss_scaler import LossScaler

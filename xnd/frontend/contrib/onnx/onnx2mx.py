@@ -395,7 +395,7 @@ def _load(model_file):
 
 def import_model(model_file):
     """``(sym, arg_params, aux_params)`` of an ONNX model file (or ModelProto)."""
-    from ... import nd
+    from ... import ndarray as nd
     im = _Importer(_load(model_file))
     args, auxs = set(im.symbol.list_arguments()), set(im.symbol.list_auxiliary_states())
     arg = {k: nd.array(v, dtype=v.dtype) for k, v in im.used_params.items() if k in args}

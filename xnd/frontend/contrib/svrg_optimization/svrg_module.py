@@ -12,7 +12,7 @@ keys ``<param>_full`` for the full gradients."""
 import logging
 
 from .... import context as _context
-from ... import nd
+from ... import ndarray as nd
 from ... import optimizer as _opt
 from ...module import Module
 from .svrg_optimizer import _SVRGOptimizer

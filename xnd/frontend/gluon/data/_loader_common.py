@@ -20,7 +20,7 @@ STARTUP_TIMEOUT = 300.0
 
 def default_batchify_fn(data):
     """Collate samples into a batch: stack NDArrays, recurse into tuples, else numpy."""
-    from ... import nd
+    from ... import ndarray as nd
     if isinstance(data[0], NDArray):
         return nd.stack(*data)
     if isinstance(data[0], tuple):
@@ -36,7 +36,7 @@ def _shared_ctx():
 
 def default_mp_batchify_fn(data):
     """default_batchify_fn for workers: the batch lives on ``cpu_shared(0)`` (as MXNet's)."""
-    from ... import nd
+    from ... import ndarray as nd
     if isinstance(data[0], NDArray):
         return nd.stack(*data).as_in_context(_shared_ctx())
     if isinstance(data[0], tuple):

@@ -31,7 +31,7 @@ class _ResultUnpickler(pickle.Unpickler):
     def persistent_load(self, pid):
         if pid[0] != "nd":
             raise pickle.UnpicklingError(f"unknown DataLoader result id {pid[0]!r}")
-        from ... import nd
+        from ... import ndarray as nd
         arr = pid[1]
         return nd.array(arr, dtype=arr.dtype, ctx=_shared_ctx())
 

@@ -345,7 +345,7 @@ class GroupNorm(HybridBlock):
 
 
 def _nd():
-    from ... import nd
+    from ... import ndarray as nd
     return nd
 
 

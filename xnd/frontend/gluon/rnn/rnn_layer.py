@@ -9,7 +9,7 @@ __all__ = ["RNN", "LSTM", "GRU"]
 
 
 def _nd():
-    from ... import nd
+    from ... import ndarray as nd
     return nd
 
 

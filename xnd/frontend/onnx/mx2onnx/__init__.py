@@ -94,7 +94,7 @@ class _Graph:
         layers concatenate their weights into one vector in the graph), else None."""
         from .... import symbol as _sym
         from ....symbol.symbol import topo
-        from ... import nd
+        from ... import ndarray as nd
         entry = node.inputs[k]
         if entry[0].op is None:
             return self._params.get(entry[0].name)
@@ -119,7 +119,7 @@ def _reachable(nodes, initializers, outputs):
 
 def _load(sym, params):
     from .... import symbol as _sym
-    from ... import nd
+    from ... import ndarray as nd
     if isinstance(sym, str) and isinstance(params, str):
         logging.info("Converting json and weight file to sym and params")
         sym = _sym.load(sym)

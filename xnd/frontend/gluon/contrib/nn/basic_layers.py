@@ -6,7 +6,7 @@ xnd has no sparse storage, so it is a dense Embedding with the same parameter na
 the same numbers (the gradient's untouched rows are zeros, as a dense view of MXNet's)."""
 from .....base import numeric_types
 from ...nn.basic_layers import Concurrent, HybridConcurrent, Identity, SyncBatchNorm  # noqa: F401
-from .... import nd as _nd
+from .... import ndarray as _nd
 from ...block import Block, HybridBlock
 
 

@@ -55,7 +55,7 @@ class MNIST(dataset._DownloadedDataset):
         super().__init__(root, transform)
 
     def _get_data(self):
-        from .... import nd
+        from .... import ndarray as nd
         if self._train:
             data_name, label_name = self._train_data, self._train_label
         else:
@@ -119,7 +119,7 @@ class CIFAR10(dataset._DownloadedDataset):
         return None
 
     def _get_data(self):
-        from .... import nd
+        from .... import ndarray as nd
         names = self._train_data if self._train else self._test_data
         where = self._find(names)
         archive = os.path.join(self._root, self._archive)

@@ -1,9 +1,9 @@
 """``mx.nd.image`` / ``mx.ndarray.image``: every ``_image_*`` registry operator under its
 short name (``mx.nd.image.to_tensor`` runs ``_image_to_tensor``), from the same factory as
-``mx.nd``."""
-from ..lowering import registry as _registry
-from ..ndarray import op_function as _op_function
-from . import image as _image  # noqa: F401  (installs resize's cv::resize)
+``mx.nd``. ``resize`` runs mx.image's cv::resize, a hook that xnd/frontend/image.py installs
+into the registry op when ``import xnd`` loads it."""
+from ...lowering import registry as _registry
+from ...ndarray import op_function as _op_function
 
 _PREFIX = "_image_"
 

@@ -10,9 +10,10 @@ zeroes the rest, which is the value MXNet's row_sparse ``retain`` holds.
 """
 import numpy as _np
 
-from ..base import MXNetError
-from ..ndarray import NDArray
-from . import nd as _nd
+from ...base import MXNetError
+from ...ndarray import NDArray
+
+_nd = None  # the mx.nd namespace; its __init__ (which imports this module) calls _install
 
 # the operators of MXNet 1.9.1's mx.nd.sparse that xnd's registry holds
 OPS = ("ElementWiseSum", "Embedding", "FullyConnected", "LinearRegressionOutput",
@@ -26,9 +27,15 @@ OPS = ("ElementWiseSum", "Embedding", "FullyConnected", "LinearRegressionOutput"
        "sgd_mom_update", "sgd_update", "sigmoid", "sign", "sin", "sinh", "slice", "sqrt",
        "square", "stop_gradient", "sum", "tan", "tanh", "trunc", "where", "zeros_like",
        "add", "subtract", "multiply", "divide")
-for _name in OPS:
-    if hasattr(_nd, _name):
-        globals()[_name] = getattr(_nd, _name)
+
+
+def _install(nd):
+    """Called by mx.nd's __init__ once its operators exist: they become this namespace's."""
+    global _nd
+    _nd = nd
+    for name in OPS:
+        if hasattr(nd, name):
+            globals().setdefault(name, getattr(nd, name))
 
 
 def _no_sparse(what):

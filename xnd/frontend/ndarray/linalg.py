@@ -1,8 +1,8 @@
 """mx.nd.linalg: the ``_linalg_*`` registry ops under their short names (gemm2, potrf, ...)."""
 import sys
 
-from ..lowering import registry
-from ..ndarray import op_function
+from ...lowering import registry
+from ...ndarray import op_function
 
 
 def _install():
