@@ -20,7 +20,8 @@ import warnings
 
 from ... import symbol
 from .. import initializer as init
-from ..gluon.rnn.rnn_cell import check_zoneout_base, zoneout_output, zoneout_states
+from ..gluon.rnn.rnn_cell import (check_unmodified, check_zoneout_base, zoneout_output,
+                                  zoneout_states)
 
 __all__ = ["RNNParams", "BaseRNNCell", "RNNCell", "LSTMCell", "GRUCell", "FusedRNNCell",
            "SequentialRNNCell", "DropoutCell", "ModifierCell", "ZoneoutCell", "ResidualCell",
@@ -137,9 +138,7 @@ class BaseRNNCell:
 
     def begin_state(self, func=symbol.zeros, **kwargs):
         """One symbol per state, ``func(name='<prefix>begin_state_<n>', shape=..., ...)``."""
-        assert not self._modified, \
-            "After applying modifier cells (e.g. DropoutCell) the base cell cannot be " \
-            "called directly. Call the modifier cell instead."
+        check_unmodified(self, "DropoutCell")
         states = []
         for info in self.state_info:
             self._init_counter += 1
@@ -427,9 +426,7 @@ class _Container(BaseRNNCell):
         return [info for c in self._cells for info in c.state_info]
 
     def begin_state(self, **kwargs):
-        assert not self._modified, \
-            "After applying modifier cells (e.g. ZoneoutCell) the base cell cannot be called " \
-            "directly. Call the modifier cell instead."
+        check_unmodified(self, "ZoneoutCell")
         return [s for c in self._cells for s in c.begin_state(**kwargs)]
 
     def unpack_weights(self, args):
@@ -519,9 +516,7 @@ class ModifierCell(BaseRNNCell):
         return self.base_cell.state_info
 
     def begin_state(self, init_sym=symbol.zeros, **kwargs):
-        assert not self._modified, \
-            "After applying modifier cells (e.g. DropoutCell) the base cell cannot be called " \
-            "directly. Call the modifier cell instead."
+        check_unmodified(self, "DropoutCell")
         self.base_cell._modified = False
         try:
             return self.base_cell.begin_state(init_sym, **kwargs)

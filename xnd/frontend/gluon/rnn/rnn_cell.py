@@ -45,6 +45,14 @@ def _nc_states(batch_size, *sizes):
     return [{"shape": (batch_size, size), "__layout__": "NC"} for size in sizes]
 
 
+def check_unmodified(cell, example):
+    """A cell wrapped by a modifier cell is used through the modifier only (MXNet's message,
+    which names ZoneoutCell or DropoutCell as the example); shared with mx.rnn's cells."""
+    assert not cell._modified, \
+        f"After applying modifier cells (e.g. {example}) the base cell cannot be called " \
+        "directly. Call the modifier cell instead."
+
+
 def _format_sequence(length, inputs, layout, merge, in_layout=None):
     assert inputs is not None, \
         "unroll(inputs=None) has been deprecated. Please create input variables outside unroll."
@@ -148,9 +156,7 @@ class RecurrentCell(Block):
 
     def begin_state(self, batch_size=0, func=None, **kwargs):
         """Initial states (zeros by default) for a batch of ``batch_size``."""
-        assert not self._modified, \
-            "After applying modifier cells (e.g. ZoneoutCell) the base cell cannot be called " \
-            "directly. Call the modifier cell instead."
+        check_unmodified(self, "ZoneoutCell")
         if func is None:
             func = _nd().zeros
         states = []
@@ -356,9 +362,7 @@ class _ChildStates:
         return out
 
     def begin_state(self, **kwargs):
-        assert not self._modified, \
-            f"After applying modifier cells (e.g. {self._modifier_example}) the base cell " \
-            "cannot be called directly. Call the modifier cell instead."
+        check_unmodified(self, self._modifier_example)
         out = []
         for c in self._children.values():
             out.extend(c.begin_state(**kwargs))
@@ -491,9 +495,7 @@ class ModifierCell(HybridRecurrentCell):
         return self.base_cell.state_info(batch_size)
 
     def begin_state(self, func=None, **kwargs):
-        assert not self._modified, \
-            "After applying modifier cells (e.g. DropoutCell) the base cell cannot be called " \
-            "directly. Call the modifier cell instead."
+        check_unmodified(self, "DropoutCell")
         self.base_cell._modified = False
         begin = self.base_cell.begin_state(func=func, **kwargs)
         self.base_cell._modified = True
