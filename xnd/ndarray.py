@@ -28,7 +28,7 @@ from . import lowering
 from . import rng as _rng
 from .base import MXNetError
 from .context import Context, current_context
-from .lowering import bucket, host_eval, registry
+from .lowering import host_eval, registry
 from .lowering.dtypes import np_dtype
 
 py_slice = slice  # MXNet's name for the builtin (its module defines an op called slice)
@@ -69,7 +69,6 @@ _RECENT = collections.deque(maxlen=16)  # weak refs to the newest results, for n
 _ref = weakref.ref
 _new = object.__new__
 _HOST, _HOST_OPS = host_eval.Seen(), host_eval.OPS  # data movement on new shapes: numpy
-_FLAT = bucket.Flat()  # elementwise ops on new shapes: one kernel per bucketed length
 
 
 def _wrap(data, ctx):
@@ -560,8 +559,6 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         elif vals:
             host = _HOST.plan_for(op, key, vals) if op.name in _HOST_OPS else None
             res = host_eval.run(host, vals, ctx.jax_device()) if host is not None else None
-            if res is None and op.elementwise:
-                res = _FLAT.run(op, key, vals, dyn, ctx.jax_device())
             if res is None:
                 res = (op._kernels.get(key) or op.kernel(key))(*vals, *dyn)
             elif len(res) == 1:
