@@ -65,12 +65,6 @@ class _Symbol(Symbol):
     def T(self):
         return self.transpose()
 
-    def __neg__(self):
-        return _F["negative"](self)
-
-    def __abs__(self):
-        return _F["absolute"](self)
-
     def __matmul__(self, other):
         return _F["matmul"](self, other)
 
@@ -146,6 +140,8 @@ for _d, _name in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
 for _d, _name in (("eq", "equal"), ("ne", "not_equal"), ("gt", "greater"),
                   ("ge", "greater_equal"), ("lt", "less"), ("le", "less_equal")):
     setattr(_Symbol, f"__{_d}__", _binop(_name))
+for _d, _name in (("neg", "negative"), ("abs", "absolute")):
+    setattr(_Symbol, f"__{_d}__", (lambda n: lambda self: _F[n](self))(_name))
 _Symbol.__hash__ = Symbol.__hash__
 
 _METHODS = ("sum prod max min mean std var argmax argmin argsort sort cumsum clip round "

@@ -382,17 +382,8 @@ class ndarray(NDArray):
                             if not isinstance(key, slice) else key, value)
 
     # ---- operators -------------------------------------------------------------------
-    def __neg__(self):
-        return _F["negative"](self)
-
     def __pos__(self):
         return self
-
-    def __abs__(self):
-        return _F["absolute"](self)
-
-    def __invert__(self):
-        return _F["invert"](self)
 
     def __matmul__(self, other):
         return _F["matmul"](self, other)
@@ -504,6 +495,8 @@ for _dunder, _name in (("eq", "equal"), ("ne", "not_equal"), ("gt", "greater"),
     setattr(ndarray, f"__{_dunder}__", _binop(_name))
 for _dunder, _name in (("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor")):
     setattr(ndarray, f"__r{_dunder}__", _binop(_name, True))
+for _dunder, _name in (("neg", "negative"), ("abs", "absolute"), ("invert", "invert")):
+    setattr(ndarray, f"__{_dunder}__", (lambda n: lambda self: _F[n](self))(_name))
 
 
 def _no_floordiv(self, other):
