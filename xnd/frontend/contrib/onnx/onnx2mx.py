@@ -9,27 +9,12 @@ of other exporters; any other operator fails with MXNetError naming it."""
 import numpy as np
 
 from ....base import MXNetError
+from ...onnx._common import registrar, require_onnx as _onnx
 
 __all__ = ["import_model", "get_model_metadata", "import_to_gluon"]
 
 _IMPORTERS = {}
-
-
-def _imports(*names):
-    def deco(fn):
-        for n in names:
-            _IMPORTERS[n] = fn
-        return fn
-    return deco
-
-
-def _onnx():
-    try:
-        import onnx
-    except ImportError:
-        raise ImportError("Onnx and protobuf need to be installed. Instructions to install - "
-                          "https://github.com/onnx/onnx (pip install 'xnd[onnx]')") from None
-    return onnx
+_imports = registrar(_IMPORTERS)
 
 
 class _Importer:

@@ -15,21 +15,12 @@ import logging
 import numpy as np
 
 from ....base import MXNetError
+from .._common import require_onnx as _onnx
 from ._translations import CONVERTERS
 
 __all__ = ["export_model", "get_operator_support"]
 
 OPSET = 13
-
-
-def _onnx():
-    try:
-        import onnx
-        from onnx import helper  # noqa: F401
-    except ImportError:
-        raise ImportError("Onnx and protobuf need to be installed. Instructions to install - "
-                          "https://github.com/onnx/onnx (pip install 'xnd[onnx]')") from None
-    return onnx
 
 
 def get_operator_support(opset_version=None):

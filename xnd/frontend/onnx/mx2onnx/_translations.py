@@ -8,16 +8,10 @@ is not there makes the export fail naming it."""
 import numpy as np
 
 from ....base import MXNetError
+from .._common import registrar
 
 CONVERTERS = {}
-
-
-def converts(*names):
-    def deco(fn):
-        for n in names:
-            CONVERTERS[n] = fn
-        return fn
-    return deco
+converts = registrar(CONVERTERS)
 
 
 def _tup(v, n=None):
