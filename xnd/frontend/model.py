@@ -5,12 +5,16 @@
 ``arg:``/``aux:`` keys, arguments first) exactly as MXNet 1.9.1 does, each
 file atomically (temp file + rename); ``load_checkpoint`` reads them back, and
 files written by MXNet load unchanged.
+
+This file sits below ``mx.module`` (whose loops use its kvstore helpers and
+BatchEndParam); the deprecated ``FeedForward`` trains with Module and
+BucketingModule, which the module package installs in ``UPPER`` at its import.
 """
 import logging
 from collections import namedtuple
 
 from ..context import cpu
-from . import nd
+from . import ndarray as nd
 
 __all__ = ["BatchEndParam", "save_checkpoint", "load_params", "load_checkpoint", "FeedForward"]
 

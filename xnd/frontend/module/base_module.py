@@ -99,6 +99,15 @@ def _parse_data_desc(data_names, label_names, data_shapes, label_shapes):
     return data_shapes, label_shapes
 
 
+def _fields(**paths):
+    """A class decorator adding read-only properties ``name=_field(path)``."""
+    def add(cls):
+        for name, path in paths.items():
+            setattr(cls, name, _field(path))
+        return cls
+    return add
+
+
 def _field(attr, bound=False):
     """A read-only property giving ``self.<attr>`` (a dotted path; ``bound``: only once the
     module is bound, else MXNet's AssertionError)."""
@@ -136,6 +145,23 @@ def _abstract_property(name):
     return property(lambda self: _abstract(self, name))
 
 
+def _abstract_api(properties, methods):
+    """A class decorator: these properties and methods raise until a subclass defines them."""
+    def add(cls):
+        for name in properties:
+            setattr(cls, name, _abstract_property(name))
+        for name in methods:
+            setattr(cls, name, _abstract_method(name))
+        return cls
+    return add
+
+
+# what every module type defines (abstract in BaseModule, as in MXNet)
+@_abstract_api(
+    properties=("data_names", "output_names", "data_shapes", "label_shapes", "output_shapes"),
+    methods=("get_params", "init_params", "install_monitor", "forward", "backward",
+             "get_outputs", "get_input_grads", "update", "update_metric", "bind",
+             "init_optimizer"))
 class BaseModule:
     """The training and evaluation loops shared by every module type (mx.mod.BaseModule)."""
 
@@ -206,17 +232,8 @@ class BaseModule:
             return self.get_outputs()[0]
         if not isinstance(eval_data, DataIter):
             raise ValueError("eval_data must be of type NDArray or DataIter")
-        if reset:
-            eval_data.reset()
-        output_list = []
-        for nbatch, eval_batch in enumerate(eval_data):
-            if num_batch is not None and nbatch == num_batch:
-                break
-            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
-            self.forward(eval_batch, is_train=False)
-            pad = eval_batch.pad
-            outputs = [out[0:out.shape[0] - pad].copy() for out in self.get_outputs()]
-            output_list.append(outputs)
+        output_list = [[out.copy() for out in outputs] for outputs, _, _ in
+                       self.iter_predict(eval_data, num_batch, reset, sparse_row_id_fn)]
         if len(output_list) == 0:
             return output_list
         if merge_batches:
@@ -341,21 +358,11 @@ class BaseModule:
             return True
         return False
 
-    # ---- what every module type defines (abstract here, as in MXNet's BaseModule) -------------
-    data_names = _abstract_property("data_names")
-    output_names = _abstract_property("output_names")
-    data_shapes = _abstract_property("data_shapes")
-    label_shapes = _abstract_property("label_shapes")
-    output_shapes = _abstract_property("output_shapes")
-
     @property
     def symbol(self):
         return self._symbol
 
     # ---- parameters ------------------------------------------------------------------------
-    get_params = _abstract_method("get_params")
-    init_params = _abstract_method("init_params")
-
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
                    allow_extra=False):
         self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
@@ -378,20 +385,6 @@ class BaseModule:
         _assert(self.binded and self.params_initialized, _NEED_INIT)
         _assert(not states and not value)
 
-    install_monitor = _abstract_method("install_monitor")
-
     def prepare(self, data_batch, sparse_row_id_fn=None):
         if sparse_row_id_fn is not None:
             warnings.warn(UserWarning("sparse_row_id_fn is not invoked for BaseModule."))
-
-    # ---- computation -----------------------------------------------------------------------
-    forward = _abstract_method("forward")
-    backward = _abstract_method("backward")
-    get_outputs = _abstract_method("get_outputs")
-    get_input_grads = _abstract_method("get_input_grads")
-    update = _abstract_method("update")
-    update_metric = _abstract_method("update_metric")
-    bind = _abstract_method("bind")
-    init_optimizer = _abstract_method("init_optimizer")
-
-

@@ -29,13 +29,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..._compat_jax import fresh_copy
-from ... import ndarray as _ndarray
 from ...base import MXNetError
 from ...lowering.dtypes import DTYPES
-from ...ndarray import NDArray, _wrap
+from ...ndarray import _PENDING, _RECENT, NDArray, _exclusive, _flush_pending, _wrap
 from ...symbol.executor import BoundArrays, graph_function
 from .. import nd
-from .base_module import _assert, _field
+from .base_module import _assert, _fields
 from .programs import _Layout, _Programs, _take
 
 __all__ = ["DataParallelExecutorGroup"]
@@ -321,9 +320,19 @@ def _load_input(exe, i, src):
             src._shared = True
 
 
+def _donatable(handles):
+    """Whether a jitted call may donate these handles' buffers: no other handle or pending
+    computation holds them (pending lazy work on them is then run first)."""
+    ok = all(_exclusive(h) for h in handles)
+    if ok and _PENDING:
+        for h in handles:
+            _flush_pending(h._data)
+    return ok
+
+
 def _write_outs(exe, outs):
     if outs:
-        _ndarray._RECENT.append(weakref.ref(outs[-1]))   # nd.waitall() waits for it
+        _RECENT.append(weakref.ref(outs[-1]))   # nd.waitall() waits for it
     hs = exe._outs
     if len(hs) == len(outs) and all(h.shape == tuple(v.shape) and h._data is not None
                                     and h._data.dtype == v.dtype for h, v in zip(hs, outs)):
@@ -345,7 +354,7 @@ def _write_step(exe, outs, new_aux, *pairs):
             _own(h, v)
     params = pairs[1][1] if len(pairs) > 1 else ()
     if params:
-        _ndarray._RECENT.append(weakref.ref(params[0]))
+        _RECENT.append(weakref.ref(params[0]))
 
 
 def _gather(o, devs):
@@ -370,6 +379,10 @@ def _slice_nd(x, a, b, axis):
     return nd.slice_axis(x, axis=axis, begin=a, end=b)
 
 
+@_fields(symbol="_mod._symbol", contexts="_mod._context", workload="_mod._work_load_list",
+         batch_size="_mod._batch_size", param_names="_mod._param_names",
+         data_shapes="_mod._data_shapes", label_shapes="_mod._label_shapes",
+         for_training="_mod.for_training", inputs_need_grad="_mod.inputs_need_grad")
 class DataParallelExecutorGroup:
     """MXNet's DataParallelExecutorGroup (see the module docstring)."""
 
@@ -407,16 +420,6 @@ class DataParallelExecutorGroup:
         return g
 
     # ---- what MXNet's group holds -------------------------------------------------------
-    symbol = _field("_mod._symbol")
-    contexts = _field("_mod._context")
-    workload = _field("_mod._work_load_list")
-    batch_size = _field("_mod._batch_size")
-    param_names = _field("_mod._param_names")
-    data_shapes = _field("_mod._data_shapes")
-    label_shapes = _field("_mod._label_shapes")
-    for_training = _field("_mod.for_training")
-    inputs_need_grad = _field("_mod.inputs_need_grad")
-
     @property
     def execs(self):
         return [self._mod._exec]

@@ -36,16 +36,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ... import ndarray as _ndarray
 from ...lowering import xla_options
-from ...ndarray import _exclusive
 from .. import metric as _metric
 from .. import optimizer as _opt
 from .. import random as _random
 from ..callback import ProgressBar, Speedometer
 from ..io import NDArrayIter, _slice_kernel
 from .base_module import _NEED_OPT, _assert
-from .executor_group import _vals, _write_step
+from .executor_group import _donatable, _vals, _write_step
 from .programs import TRACES, _opt_key, _zero_key
 
 SCAN_STEPS = 50          # batches per compiled run (one compile per run length and shapes)
@@ -163,10 +161,7 @@ class _Run:
         starts = np.arange(n, dtype=np.int64) * it.batch_size + it.cursor + it.batch_size
 
         donated = params + exe._aux + leaves
-        donate = all(_exclusive(h) for h in donated)
-        if donate and _ndarray._PENDING:
-            for h in donated:
-                _ndarray._flush_pending(h._data)
+        donate = _donatable(donated)
         sources, starts = _on_device([a._val() for _, a in it.data + it.label], starts,
                                      n * it.batch_size, mod._devs.replicated)
         key = (tuple(exe._mask), pidx, upd, ones) + _opt_key(opt) + (

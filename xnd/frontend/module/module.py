@@ -73,13 +73,12 @@ import jax
 import jax.numpy as jnp
 
 from ... import context as _context
-from ... import ndarray as _ndarray
 from ...base import MXNetError
-from ...ndarray import NDArray, _exclusive
+from ...ndarray import NDArray
 from ...symbol import executor as _executor
 from ...symbol import rewrite as _rewrite
 from .. import initializer as _init
-from .. import nd
+from .. import ndarray as nd
 from .. import random as _random
 from ..io import DataDesc
 from ..model import load_checkpoint
@@ -513,10 +512,7 @@ class Module(OptimizerStep, BaseModule):
         head_mask = tuple(h is not None for h in heads)
         grads_h = [g for g in exe._grads if g is not None]
         acc_h = [g for g, a in zip(grads_h, exe._add_mask) if a]
-        donate = bool(acc_h) and all(_exclusive(g) for g in acc_h)
-        if donate and _ndarray._PENDING:
-            for g in acc_h:
-                _ndarray._flush_pending(g._data)
+        donate = bool(acc_h) and _eg._donatable(acc_h)
         fb = exe._progs.fwd_bwd(exe._mask, head_mask, exe._add_mask, donate)
         acc = [g._val() if a else None for g, a in zip(grads_h, exe._add_mask)]
         outs, new_aux, grads = fb(_vals(exe._args), _vals(exe._aux), self._key,

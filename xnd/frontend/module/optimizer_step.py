@@ -13,14 +13,13 @@ import warnings
 import jax
 
 from ..._compat_jax import committed
-from ... import ndarray as _ndarray
 from ... import serialization as _serialization
-from ...ndarray import NDArray, _exclusive
+from ...ndarray import NDArray
 from .. import kvstore as _kvs
 from .. import model as _model
 from .. import optimizer as _opt
-from .base_module import _NEED_INIT, _NEED_OPT, _assert
-from .executor_group import _fresh, _own, _vals, _write_step
+from .base_module import _NEED_OPT, _assert
+from .executor_group import _donatable, _fresh, _own, _vals, _write_step
 
 
 def _plain_kvstore(kv):
@@ -43,9 +42,7 @@ class OptimizerStep:
                        optimizer_params=(("learning_rate", 0.01),), force_init=False):
         """Install an optimizer (name or instance); ``rescale_grad`` defaults to
         1/batch_size."""
-        _assert(self.binded and self.params_initialized, _NEED_INIT)
-        if self.optimizer_initialized and not force_init:
-            self.logger.warning("optimizer already initialized, ignoring...")
+        if self._skip_init_optimizer(force_init, "optimizer already initialized, ignoring..."):
             return
         if self._params_dirty:
             self._sync_params_from_devices()
@@ -259,10 +256,7 @@ class OptimizerStep:
         head_mask = tuple(h is not None for h in heads)
         add_mask = exe._add_mask
         donated = params + exe._aux + leaves + [g for g, a in zip(grads, add_mask) if a]
-        donate = all(_exclusive(h) for h in donated)
-        if donate and _ndarray._PENDING:
-            for h in donated:
-                _ndarray._flush_pending(h._data)
+        donate = _donatable(donated)
         if self._gamma_stale and any(i not in pidx for i in exe._fixg):
             self._settle_gamma()        # a fixed (not updated) gamma: write its 1s now
         fn = exe._progs.step(exe._mask, head_mask, add_mask, pidx, upd, ones, opt, donate)
