@@ -58,7 +58,6 @@ MAX_LINES = 1000
 KNOWN_LONG = {
     "frontend/optimizer.py",
     "frontend/metric.py",
-    "frontend/gluon/block.py",
     "frontend/gluon/data/dataloader.py",
     "porting/check.py",
 }
