@@ -18,7 +18,7 @@ from ...base import MXNetError
 from ...ndarray import NDArray
 from .. import initializer as _init
 from .. import metric as _metric
-from .. import nd
+from .. import ndarray as nd
 from ..io import DataBatch, DataDesc, DataIter
 from ..model import BatchEndParam, _params_dict, _split_params
 

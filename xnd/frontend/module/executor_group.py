@@ -33,7 +33,7 @@ from ...base import MXNetError
 from ...lowering.dtypes import DTYPES
 from ...ndarray import _PENDING, _RECENT, NDArray, _exclusive, _flush_pending, _wrap
 from ...symbol.executor import BoundArrays, graph_function
-from .. import nd
+from .. import ndarray as nd
 from .base_module import _assert, _fields
 from .programs import _Layout, _Programs, _take
 
