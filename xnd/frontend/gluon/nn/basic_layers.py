@@ -28,6 +28,16 @@ def _container_getitem(self, key):
     return layers
 
 
+def _gamma_beta(block, size, center, scale, gamma_init, beta_init, differentiable=False):
+    """A normalization layer's ``gamma`` then ``beta`` (grad_req 'null' when the layer does
+    not scale or center; with `differentiable`, BatchNorm's, not differentiable then either)."""
+    for name, on, init in (("gamma", scale, gamma_init), ("beta", center, beta_init)):
+        extra = {"differentiable": on} if differentiable else {}
+        setattr(block, name, block.params.get(name, grad_req="write" if on else "null",
+                                              shape=(size,), init=init,
+                                              allow_deferred_init=True, **extra))
+
+
 class Sequential(Block):
     """Stacks Blocks sequentially."""
     _container = True
@@ -102,10 +112,8 @@ class Dense(HybridBlock):
                                             dtype=dtype, allow_deferred_init=True)
             else:
                 self.bias = None
-            if activation is not None:
-                self.act = Activation(activation, prefix=activation + "_")
-            else:
-                self.act = None
+            self.act = (Activation(activation, prefix=activation + "_")
+                        if activation is not None else None)
 
     def hybrid_forward(self, F, x, weight, bias=None):
         act = F.FullyConnected(x, weight, bias, no_bias=bias is None, num_hidden=self._units,
@@ -149,12 +157,8 @@ class _BatchNorm(HybridBlock):
         self.fuse_relu = fuse_relu
         if in_channels != 0:
             self.in_channels = in_channels
-        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null",
-                                     shape=(in_channels,), init=gamma_initializer,
-                                     allow_deferred_init=True, differentiable=scale)
-        self.beta = self.params.get("beta", grad_req="write" if center else "null",
-                                    shape=(in_channels,), init=beta_initializer,
-                                    allow_deferred_init=True, differentiable=center)
+        _gamma_beta(self, in_channels, center, scale, gamma_initializer, beta_initializer,
+                    differentiable=True)
         self.running_mean = self.params.get("running_mean", grad_req="null",
                                             shape=(in_channels,),
                                             init=running_mean_initializer,
@@ -182,36 +186,30 @@ class _BatchNorm(HybridBlock):
                f"{in_channels if in_channels else None})"
 
 
-class BatchNorm(_BatchNorm):
+def _batch_norm_class(name, fuse_relu, doc):
+    """MXNet's BatchNorm and BatchNormReLU: one constructor (Gluon's defaults), one
+    difference (``fuse_relu``); both derive from _BatchNorm, as in MXNet."""
+    def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True,
+                 use_global_stats=False, beta_initializer="zeros", gamma_initializer="ones",
+                 running_mean_initializer="zeros", running_variance_initializer="ones",
+                 in_channels=0, **kwargs):
+        _BatchNorm.__init__(self, axis=axis, momentum=momentum, epsilon=epsilon, center=center,
+                            scale=scale, use_global_stats=use_global_stats, fuse_relu=fuse_relu,
+                            beta_initializer=beta_initializer,
+                            gamma_initializer=gamma_initializer,
+                            running_mean_initializer=running_mean_initializer,
+                            running_variance_initializer=running_variance_initializer,
+                            in_channels=in_channels, **kwargs)
+
+    return type(name, (_BatchNorm,), {"__init__": __init__, "__doc__": doc})
+
+
+BatchNorm = _batch_norm_class(
+    "BatchNorm", False,
     """Batch normalization (Gluon defaults: fix_gamma False, epsilon 1e-5, momentum 0.9;
     parameters ``gamma, beta, running_mean, running_var``). Running statistics are
-    updated by the backward pass of a training-mode forward, as in MXNet."""
-
-    def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True,
-                 use_global_stats=False, beta_initializer="zeros", gamma_initializer="ones",
-                 running_mean_initializer="zeros", running_variance_initializer="ones",
-                 in_channels=0, **kwargs):
-        super().__init__(axis=axis, momentum=momentum, epsilon=epsilon, center=center,
-                         scale=scale, use_global_stats=use_global_stats, fuse_relu=False,
-                         beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
-                         running_mean_initializer=running_mean_initializer,
-                         running_variance_initializer=running_variance_initializer,
-                         in_channels=in_channels, **kwargs)
-
-
-class BatchNormReLU(_BatchNorm):
-    """BatchNorm followed by ReLU."""
-
-    def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True,
-                 use_global_stats=False, beta_initializer="zeros", gamma_initializer="ones",
-                 running_mean_initializer="zeros", running_variance_initializer="ones",
-                 in_channels=0, **kwargs):
-        super().__init__(axis=axis, momentum=momentum, epsilon=epsilon, center=center,
-                         scale=scale, use_global_stats=use_global_stats, fuse_relu=True,
-                         beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
-                         running_mean_initializer=running_mean_initializer,
-                         running_variance_initializer=running_variance_initializer,
-                         in_channels=in_channels, **kwargs)
+    updated by the backward pass of a training-mode forward, as in MXNet.""")
+BatchNormReLU = _batch_norm_class("BatchNormReLU", True, """BatchNorm followed by ReLU.""")
 
 
 class SyncBatchNorm(BatchNorm):
@@ -276,12 +274,7 @@ class InstanceNorm(HybridBlock):
         self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
         self._axis = axis
         self._epsilon = epsilon
-        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null",
-                                     shape=(in_channels,), init=gamma_initializer,
-                                     allow_deferred_init=True)
-        self.beta = self.params.get("beta", grad_req="write" if center else "null",
-                                    shape=(in_channels,), init=beta_initializer,
-                                    allow_deferred_init=True)
+        _gamma_beta(self, in_channels, center, scale, gamma_initializer, beta_initializer)
 
     def hybrid_forward(self, F, x, gamma, beta):
         if self._axis == 1:
@@ -304,12 +297,7 @@ class LayerNorm(HybridBlock):
         self._epsilon = epsilon
         self._center = center
         self._scale = scale
-        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null",
-                                     shape=(in_channels,), init=gamma_initializer,
-                                     allow_deferred_init=True)
-        self.beta = self.params.get("beta", grad_req="write" if center else "null",
-                                    shape=(in_channels,), init=beta_initializer,
-                                    allow_deferred_init=True)
+        _gamma_beta(self, in_channels, center, scale, gamma_initializer, beta_initializer)
 
     def hybrid_forward(self, F, data, gamma, beta):
         return F.LayerNorm(data, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
@@ -329,12 +317,7 @@ class GroupNorm(HybridBlock):
         self._epsilon = epsilon
         self._center = center
         self._scale = scale
-        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null",
-                                     shape=(num_groups,), init=gamma_initializer,
-                                     allow_deferred_init=True)
-        self.beta = self.params.get("beta", grad_req="write" if center else "null",
-                                    shape=(num_groups,), init=beta_initializer,
-                                    allow_deferred_init=True)
+        _gamma_beta(self, num_groups, center, scale, gamma_initializer, beta_initializer)
 
     def hybrid_forward(self, F, data, gamma, beta):
         return F.GroupNorm(data, gamma=gamma, beta=beta, num_groups=self._num_groups,

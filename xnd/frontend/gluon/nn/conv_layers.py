@@ -52,10 +52,8 @@ class _Conv(HybridBlock):
                                             allow_deferred_init=True)
             else:
                 self.bias = None
-            if activation is not None:
-                self.act = Activation(activation, prefix=activation + "_")
-            else:
-                self.act = None
+            self.act = (Activation(activation, prefix=activation + "_")
+                        if activation is not None else None)
 
     def hybrid_forward(self, F, x, weight, bias=None):
         op = getattr(F, self._op_name)
