@@ -16,8 +16,9 @@ STATUSES = (SUPPORTED, UNSUPPORTED, UNKNOWN)
 # The operator namespaces: calling something found there gives an NDArray (nd) or a
 # Symbol (sym), which is what the scanner assumes for attributes of call results.
 ARRAY_CLASSES = ("mxnet.ndarray.NDArray", "mxnet.symbol.Symbol")
-OP_NAMESPACES = {"xnd.frontend.nd": "nd", "xnd.frontend.random": "nd", "xnd.frontend.linalg": "nd",
-                 "xnd.symbol": "sym"}
+OP_NAMESPACES = {"xnd.frontend.ndarray": "nd", "xnd.frontend.random": "nd",
+                 "xnd.frontend.ndarray.linalg": "nd", "xnd.symbol": "sym",
+                 "xnd.symbol.register": "sym"}
 
 
 

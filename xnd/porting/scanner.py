@@ -497,25 +497,21 @@ class FileScanner:
             return
         # every other statement: its expressions, then its nested statement lists
         for field, value in ast.iter_fields(node):
-            if isinstance(value, ast.AST):
-                if isinstance(value, ast.expr):
-                    self.visit_expr(scope, value)
-                elif isinstance(value, ast.excepthandler):
-                    self._visit_handler(scope, value)
-                elif isinstance(value, ast.stmt):
-                    self._visit_stmt(scope, value)
-                else:  # arguments, withitem, match_case, pattern ...
-                    self._visit_misc(scope, value)
-            elif isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.stmt):
-                        self._visit_stmt(scope, item)
-                    elif isinstance(item, ast.expr):
-                        self.visit_expr(scope, item)
-                    elif isinstance(item, ast.excepthandler):
-                        self._visit_handler(scope, item)
-                    elif isinstance(item, ast.AST):
-                        self._visit_misc(scope, item)
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, ast.AST):
+                    self._visit_node(scope, item)
+
+    def _visit_node(self, scope, node):
+        """Any node, by kind: an expression, a statement, an except clause, or another node
+        (arguments, withitem, match_case, pattern, comprehension, keyword ...)."""
+        if isinstance(node, ast.expr):
+            self.visit_expr(scope, node)
+        elif isinstance(node, ast.stmt):
+            self._visit_stmt(scope, node)
+        elif isinstance(node, ast.excepthandler):
+            self._visit_handler(scope, node)
+        else:
+            self._visit_misc(scope, node)
 
     def _visit_handler(self, scope, handler):
         if handler.type is not None:
@@ -529,12 +525,7 @@ class FileScanner:
             self._visit_body(scope, node.body)
             return
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.expr):
-                self.visit_expr(scope, child)
-            elif isinstance(child, ast.stmt):
-                self._visit_stmt(scope, child)
-            else:
-                self._visit_misc(scope, child)
+            self._visit_node(scope, child)
 
     def _record_import(self, node, parts, text):
         res = self.r.resolve(parts)
@@ -590,10 +581,7 @@ class FileScanner:
                 self.visit_expr(inner, node.elt)
             return
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.expr):
-                self.visit_expr(scope, child)
-            elif isinstance(child, ast.AST):
-                self._visit_misc(scope, child)
+            self._visit_node(scope, child)
 
 
 def _own_nodes(stmt):
