@@ -370,6 +370,17 @@ class _ChildStates:
 
 
 class _SequentialMixin(_ChildStates):
+    """SequentialRNNCell and HybridSequentialRNNCell: a stack of cells, stepped in order."""
+
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+
+    __repr__ = _seq_repr
+
+    def __call__(self, inputs, states):
+        self._counter += 1
+        return self._step(inputs, states)
+
     def add(self, cell):
         """Append a cell to the stack."""
         self.register_child(cell)
@@ -414,30 +425,12 @@ class _SequentialMixin(_ChildStates):
 class SequentialRNNCell(_SequentialMixin, RecurrentCell):
     """Stacks cells; ``unroll`` runs them layer after layer."""
 
-    def __init__(self, prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
-
-    __repr__ = _seq_repr
-
-    def __call__(self, inputs, states):
-        self._counter += 1
-        return self._step(inputs, states)
-
     def hybrid_forward(self, *args, **kwargs):
         raise NotImplementedError
 
 
 class HybridSequentialRNNCell(_SequentialMixin, HybridRecurrentCell):
     """Stacks hybrid cells."""
-
-    def __init__(self, prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
-
-    __repr__ = _seq_repr
-
-    def __call__(self, inputs, states):
-        self._counter += 1
-        return self._step(inputs, states)
 
     def hybrid_forward(self, F, inputs, states):
         return self._step(inputs, states)
