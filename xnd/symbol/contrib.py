@@ -7,11 +7,6 @@ from .register import _symbol_function
 _PREFIX = "_contrib_"
 
 
-def _install(namespace):
-    for name, op in _registry.all_ops().items():
-        if name.startswith(_PREFIX):
-            short = name[len(_PREFIX):]
-            namespace.setdefault(short, _symbol_function(op, short))
-
-
-_install(globals())
+for _name, _op in _registry.all_ops().items():  # each under its short name
+    if _name.startswith(_PREFIX):
+        globals().setdefault(_name[len(_PREFIX):], _symbol_function(_op, _name[len(_PREFIX):]))

@@ -22,7 +22,7 @@ from ...base import MXNetError
 from ...ndarray import NDArray
 from ._cached_op import STATS, GraphOp, infer_graph  # noqa: F401  (STATS: tests read it)
 from .parameter import (Constant, DeferredInitializationError, Parameter,  # noqa: F401
-                        ParameterDict, load_named)
+                        ParameterDict, _load_named)
 from .utils import (HookHandle, _brief_print_list, _flatten, _indent, _regroup,
                     shape_is_known)
 
@@ -215,7 +215,7 @@ class Block:
     def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
                         cast_dtype=False, dtype_source="current"):
         """Load a file of ``save_parameters`` (or, when no name has a '.', of ``save_params``)."""
-        loaded = load_named(filename, "load_parameters")
+        loaded = _load_named(filename, "load_parameters")
         params = self._collect_params_with_prefix()
         if not loaded and not params:
             return

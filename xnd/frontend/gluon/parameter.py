@@ -27,7 +27,7 @@ class DeferredInitializationError(MXNetError):
     """Error for unfinished deferred initialization."""
 
 
-def load_named(filename, what):
+def _load_named(filename, what):
     """The {name: NDArray} of a parameters file (an empty file: {}); a file of an unnamed
     list raises MXNetError naming `what` (load, load_parameters)."""
     loaded = _nd().load(filename)
@@ -635,7 +635,7 @@ class ParameterDict:
                 assert name.startswith(restore_prefix), (
                     f"restore_prefix is '{restore_prefix}' but Parameters name '{name}' does not "
                     f"start with '{restore_prefix}'")
-        loaded = load_named(filename, "load")
+        loaded = _load_named(filename, "load")
         self.load_dict(loaded, ctx, allow_missing, ignore_extra, restore_prefix, filename,
                        cast_dtype, dtype_source)
 

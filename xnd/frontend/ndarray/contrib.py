@@ -20,11 +20,6 @@ def boolean_mask(data, index, axis=0, out=None, name=None):
     return _invoke(op, [data, index], op.parse_attrs({"axis": axis, "size": size}), out=out)
 
 
-def _install(namespace):
-    for name, op in _registry.all_ops().items():
-        if name.startswith(_PREFIX):
-            short = name[len(_PREFIX):]
-            namespace.setdefault(short, _op_function(op, short))
-
-
-_install(globals())
+for _name, _op in _registry.all_ops().items():  # each under its short name
+    if _name.startswith(_PREFIX):
+        globals().setdefault(_name[len(_PREFIX):], _op_function(_op, _name[len(_PREFIX):]))

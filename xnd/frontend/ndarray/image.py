@@ -8,10 +8,6 @@ from ...ndarray import op_function as _op_function
 _PREFIX = "_image_"
 
 
-def _install(namespace):
-    for name, op in _registry.all_ops().items():
-        if name.startswith(_PREFIX):
-            namespace.setdefault(name[len(_PREFIX):], _op_function(op, name[len(_PREFIX):]))
-
-
-_install(globals())
+for _name, _op in _registry.all_ops().items():  # each under its short name
+    if _name.startswith(_PREFIX):
+        globals().setdefault(_name[len(_PREFIX):], _op_function(_op, _name[len(_PREFIX):]))

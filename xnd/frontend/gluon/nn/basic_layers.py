@@ -12,22 +12,6 @@ __all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "Embedding", "B
            "Lambda", "HybridLambda", "Concurrent", "HybridConcurrent", "Identity"]
 
 
-def _container_repr(self):
-    modstr = "\n".join(f"  ({key}): {_indent(repr(block), 2)}"
-                       for key, block in self._children.items())
-    return f"{self.__class__.__name__}(\n{modstr}\n)"
-
-
-def _container_getitem(self, key):
-    layers = list(self._children.values())[key]
-    if isinstance(layers, list):
-        net = type(self)(prefix=self._prefix)
-        with net.name_scope():
-            net.add(*layers)
-        return net
-    return layers
-
-
 def _gamma_beta(block, size, center, scale, gamma_init, beta_init, differentiable=False):
     """A normalization layer's ``gamma`` then ``beta`` (grad_req 'null' when the layer does
     not scale or center; with `differentiable`, BatchNorm's, not differentiable then either)."""
@@ -38,28 +22,41 @@ def _gamma_beta(block, size, center, scale, gamma_init, beta_init, differentiabl
                                               allow_deferred_init=True, **extra))
 
 
-class Sequential(Block):
-    """Stacks Blocks sequentially."""
+class _Container:
+    """What Sequential and HybridSequential share: ``add``, indexing (a slice is a new
+    container of the same kind), ``len`` and MXNet's repr; summary() lists the children."""
     _container = True
-
-    def __init__(self, prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
 
     def add(self, *blocks):
         """Add blocks on top of the stack."""
         for block in blocks:
             self.register_child(block)
 
+    def __repr__(self):
+        modstr = "\n".join(f"  ({key}): {_indent(repr(block), 2)}"
+                           for key, block in self._children.items())
+        return f"{self.__class__.__name__}(\n{modstr}\n)"
+
+    def __getitem__(self, key):
+        layers = list(self._children.values())[key]
+        if isinstance(layers, list):
+            net = type(self)(prefix=self._prefix)
+            with net.name_scope():
+                net.add(*layers)
+            return net
+        return layers
+
+    def __len__(self):
+        return len(self._children)
+
+
+class Sequential(_Container, Block):
+    """Stacks Blocks sequentially."""
+
     def forward(self, x):
         for block in self._children.values():
             x = block(x)
         return x
-
-    __repr__ = _container_repr
-    __getitem__ = _container_getitem
-
-    def __len__(self):
-        return len(self._children)
 
     def hybridize(self, active=True, **kwargs):
         if self._children and all(isinstance(c, HybridBlock) for c in self._children.values()):
@@ -69,28 +66,13 @@ class Sequential(Block):
         super().hybridize(active, **kwargs)
 
 
-class HybridSequential(HybridBlock):
+class HybridSequential(_Container, HybridBlock):
     """Stacks HybridBlocks sequentially."""
-    _container = True
-
-    def __init__(self, prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
-
-    def add(self, *blocks):
-        """Add blocks on top of the stack."""
-        for block in blocks:
-            self.register_child(block)
 
     def hybrid_forward(self, F, x):
         for block in self._children.values():
             x = block(x)
         return x
-
-    __repr__ = _container_repr
-    __getitem__ = _container_getitem
-
-    def __len__(self):
-        return len(self._children)
 
 
 class Dense(HybridBlock):
