@@ -212,24 +212,23 @@ class RandomResizedCrop(Block):
         return _out(_fixed_crop(a, *box, self._size, self._interpolation), x)
 
 
-class RandomFlipLeftRight(Block):
+class _RandomFlip(Block):
+    """Flip axis ``_axis`` of an HWC image (or a batch of them) with probability 0.5."""
+
+    def forward(self, x):
+        if random.random() < 0.5:
+            return _out(np.ascontiguousarray(np.flip(_np(x), axis=self._axis)), x)
+        return x
+
+
+class RandomFlipLeftRight(_RandomFlip):
     """Flip the width axis with probability 0.5."""
-
-    def forward(self, x):
-        if random.random() < 0.5:
-            a = _np(x)
-            return _out(np.ascontiguousarray(np.flip(a, axis=-2)), x)
-        return x
+    _axis = -2
 
 
-class RandomFlipTopBottom(Block):
+class RandomFlipTopBottom(_RandomFlip):
     """Flip the height axis with probability 0.5."""
-
-    def forward(self, x):
-        if random.random() < 0.5:
-            a = _np(x)
-            return _out(np.ascontiguousarray(np.flip(a, axis=-3)), x)
-        return x
+    _axis = -3
 
 
 _GRAY = np.array([0.299, 0.587, 0.114])
