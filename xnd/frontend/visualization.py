@@ -43,13 +43,7 @@ def print_summary(symbol, shape=None, line_length=120, positions=(.44, .64, .74,
     if not isinstance(symbol, Symbol):
         raise TypeError("symbol must be Symbol")
     show_shape = shape is not None
-    shape_dict = {}
-    if show_shape:
-        internals = symbol.get_internals()
-        _, out_shapes, _ = internals.infer_shape(**shape)
-        if out_shapes is None:
-            raise ValueError("Input shape is incomplete")
-        shape_dict = dict(zip(internals.list_outputs(), out_shapes))
+    shape_dict = _inferred(symbol.get_internals(), "shape", shape) if show_shape else {}
     conf = json.loads(symbol.tojson())
     nodes = conf["nodes"]
     # MXNet takes the *first* head entry [node, index, version] as a set of numbers, so node 0
@@ -124,6 +118,15 @@ _WEIGHT_LIKE = ("_weight", "_bias", "_beta", "_gamma", "_moving_var", "_moving_m
                 "_running_var", "_running_mean")
 
 
+def _inferred(internals, what, given):
+    """{output name: its inferred shape (or type)} of a symbol's internals, from the input
+    shapes (types) `given`; MXNet's ValueError when they do not decide every output."""
+    _, outs, _ = getattr(internals, "infer_" + what)(**given)
+    if outs is None:
+        raise ValueError(f"Input {what} is incomplete")
+    return dict(zip(internals.list_outputs(), outs))
+
+
 def _digraph_class():
     try:
         from graphviz import Digraph
@@ -145,16 +148,10 @@ def plot_network(symbol, title="plot", save_format="pdf", shape=None, dtype=None
     internals = symbol.get_internals()
     draw_shape = shape is not None
     if draw_shape:
-        _, out_shapes, _ = internals.infer_shape(**shape)
-        if out_shapes is None:
-            raise ValueError("Input shape is incomplete")
-        shape_dict = dict(zip(internals.list_outputs(), out_shapes))
+        shape_dict = _inferred(internals, "shape", shape)
     draw_type = dtype is not None
     if draw_type:
-        _, out_types, _ = internals.infer_type(**dtype)
-        if out_types is None:
-            raise ValueError("Input type is incomplete")
-        type_dict = dict(zip(internals.list_outputs(), out_types))
+        type_dict = _inferred(internals, "type", dtype)
     conf = json.loads(symbol.tojson())
     nodes = conf["nodes"]
     names = [node["name"] for node in nodes]
