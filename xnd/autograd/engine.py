@@ -87,12 +87,16 @@ def _make_caller(kind):
     raise MXNetError(f"autograd: unknown node kind {tag!r}")
 
 
+def _memo(cache, plan, make):
+    value = cache.get(plan)
+    if value is None:
+        value = cache[plan] = make(plan)
+    return value
+
+
 def pure_vjp(plan):
     """fn(ext values, dyn values, given head grads) -> tuple of gradients, one per group."""
-    f = _PURE.get(plan)
-    if f is None:
-        f = _PURE[plan] = _make_pure(plan)
-    return f
+    return _memo(_PURE, plan, _make_pure)
 
 
 def _aux_update_fn(op):
@@ -101,10 +105,7 @@ def _aux_update_fn(op):
 
 
 def aux_plan(plan):
-    r = _AUX.get(plan)
-    if r is None:
-        r = _AUX[plan] = _aux_plan(plan)
-    return r
+    return _memo(_AUX, plan, _aux_plan)
 
 
 def _aux_plan(plan):
