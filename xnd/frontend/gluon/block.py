@@ -341,8 +341,7 @@ class Block:
         hooks = []
 
         def _shape_str(args):
-            flat, fmt = _flatten_any(args)
-            shapes = _regroup_any([x.shape if isinstance(x, NDArray) else x for x in flat], fmt)
+            shapes = _shapes(args)
             s = str(shapes)[1:-1] if isinstance(shapes, list) else str(shapes)
             return s.replace("L", "")
 
@@ -395,29 +394,11 @@ class Block:
                 h.detach()
 
 
-def _flatten_any(args):
-    if isinstance(args, NDArray):
-        return [args], 0
+def _shapes(args):
+    """`args` with each NDArray replaced by its shape (nested lists and tuples as lists)."""
     if isinstance(args, (list, tuple)):
-        flat, fmts = [], []
-        for a in args:
-            f, m = _flatten_any(a)
-            flat.extend(f)
-            fmts.append(m)
-        return flat, fmts
-    return [args], 0
-
-
-def _regroup_any(args, fmt):
-    def merge(args, fmt):
-        if isinstance(fmt, int):
-            return args[0], args[1:]
-        ret = []
-        for f in fmt:
-            r, args = merge(args, f)
-            ret.append(r)
-        return ret, args
-    return merge(args, fmt)[0]
+        return [_shapes(a) for a in args]
+    return args.shape if isinstance(args, NDArray) else args
 
 
 class HybridBlock(Block):
