@@ -87,12 +87,24 @@ def Str(v):
     return str(v)
 
 
+def _ints(v, none_ok, one, entry=_int):
+    """The shape-like kinds: None (when `none_ok`), one int (as ``one`` makes it), or a
+    sequence of entries."""
+    v = _literal(v)
+    if v is None and none_ok:
+        return None
+    if isinstance(v, (int, np.integer)):
+        return one(_int(v))
+    return tuple(entry(d) for d in _seq(v))
+
+
+def _one_tuple(i):
+    return (i,)
+
+
 def Shape(v):
     """A tuple of ints: ``(3, 3)``, ``[3, 3]``, ``3`` or ``"(3,3)"``."""
-    v = _literal(v)
-    if isinstance(v, (int, np.integer)):
-        return (_int(v),)
-    return tuple(_int(d) for d in _seq(v))
+    return _ints(v, False, _one_tuple)
 
 
 def _seq(v):
@@ -103,12 +115,7 @@ def _seq(v):
 
 def OptShape(v):
     """A shape whose entries may be None (slice begin/end)."""
-    v = _literal(v)
-    if v is None:
-        return None
-    if isinstance(v, (int, np.integer)):
-        return (_int(v),)
-    return tuple(None if d is None else _int(d) for d in _seq(v))
+    return _ints(v, True, _one_tuple, lambda d: None if d is None else _int(d))
 
 
 def optional(kind):
@@ -122,12 +129,7 @@ def optional(kind):
 
 def IntOrShape(v):
     """An axis argument: an int, a tuple of ints, or None/()."""
-    v = _literal(v)
-    if v is None:
-        return None
-    if isinstance(v, (int, np.integer)):
-        return _int(v)
-    return tuple(_int(d) for d in _seq(v))
+    return _ints(v, True, int)
 
 
 IntOrShape.accepts_none = OptShape.accepts_none = True
