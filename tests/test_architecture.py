@@ -44,13 +44,11 @@ KNOWN_CIRCLE_EDGES = {
     ("xnd.frontend.initializer", "xnd.frontend.rnn.rnn_cell"),
     # `import xnd` inside functions, for mx.nd (the package __init__ imports them back)
     ("xnd._dataloader_worker", "xnd"),
-    ("xnd.frontend.test_utils", "xnd"),
 }
 
 # Imports (importer, imported) that run up the layers, not yet replaced by a hook.
 KNOWN_UPWARD = {
     ("xnd._dataloader_worker", "xnd"),
-    ("xnd.frontend.test_utils", "xnd"),
 }
 
 MAX_LINES = 1000

@@ -1,5 +1,6 @@
 """xnd: the Apache MXNet 1.x Python API on JAX/XLA. ``import xnd as mx``."""
 import logging as _logging
+import sys as _sys
 
 from . import _compat_jax  # first: refuses a jax/jaxlib/numpy outside the supported range
 from . import engine  # first: MXNET_* variables are read before JAX starts a backend
@@ -22,6 +23,7 @@ from .frontend.util import (is_np_array, is_np_shape, np_array, np_shape, set_np
                             use_np, use_np_array, use_np_shape)
 from .frontend import numpy, numpy_extension  # mx.np / mx.npx: the numpy interface
 from .frontend import profiler, runtime, test_utils, visualization
+test_utils.mx = _sys.modules[__name__]  # `from mxnet.test_utils import *` hands over mx too
 from .frontend import monitor, rnn
 from .frontend import image, recordio  # image decoding needs Pillow, imported on first use
 from .frontend import operator

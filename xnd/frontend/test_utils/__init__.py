@@ -37,8 +37,6 @@ import numpy as np
 import numpy.random as rnd  # noqa: F401
 import numpy.testing as npt  # noqa: F401
 
-import xnd as mx  # noqa: F401  (``mx`` is part of what ``import *`` gives)
-
 from ...base import MXNetError
 from ...context import Context, current_context  # noqa: F401
 from ...ndarray import NDArray as _NDArray
