@@ -1,5 +1,5 @@
 """mx.sym.sparse: the operator names of MXNet's sparse symbol namespace, as the dense
-registry operators (xnd has no sparse storage; see frontend/sparse.py)."""
+registry operators (xnd has no sparse storage; see frontend/ndarray/sparse.py)."""
 import sys
 
 _sym = sys.modules[__package__]
