@@ -1,4 +1,4 @@
-"""Module.fit's compiled loop over an NDArrayIter (xnd/frontend/module/fit_scan.py) leaves the
+"""Module.fit's compiled loop over an NDArrayIter (xnd/frontend/module/_fit_scan.py) leaves the
 module, iterator, optimizer and metric exactly where the batch-by-batch loop leaves them,
 compiles once, replays Speedometer/ProgressBar calls batch by batch with MXNet's metric
 values, and steps aside whenever something else could watch the batches go by."""
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import xnd as mx
-from xnd.frontend.module import fit_scan
-from xnd.frontend.module import programs as M
+from xnd.frontend.module import _fit_scan as fit_scan
+from xnd.frontend.module import _programs as M
 
 BATCH = 10
 
@@ -241,7 +241,7 @@ def test_module_on_another_device_than_its_data():
 import sys; sys.path.insert(0, %r)
 import numpy as np, pytest, jax
 import xnd as mx
-from xnd.frontend.module import fit_scan, programs as M
+from xnd.frontend.module import _fit_scan as fit_scan, _programs as M
 import test_fit_scan as t
 assert len(jax.devices("cpu")) == 2
 fit_scan.SCAN_STEPS = 4

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import xnd as mx
-from xnd.frontend.module import programs as M
+from xnd.frontend.module import _programs as M
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

@@ -1,11 +1,12 @@
 """mx.module (mx.mod): the Module API of MXNet 1.9.1 (python/mxnet/module/).
 
-Files, bottom to top: ``base_module`` (BaseModule's fit/score/predict loops, the shared
-checks), ``programs`` (the compiled forward, backward and training step of a bound graph),
-``executor_group`` (binding a symbol onto its contexts; DataParallelExecutorGroup),
-``optimizer_step`` (init_optimizer and update: the fused step), ``fit_scan`` (fit's compiled
-loop over an NDArrayIter), ``module`` (Module), then ``bucketing_module``,
-``sequential_module`` and ``python_module``.  Each imports only the ones below it.
+MXNet's files, bottom to top: ``base_module`` (BaseModule's fit/score/predict loops, the
+shared checks), ``executor_group`` (binding a symbol onto its contexts;
+DataParallelExecutorGroup), ``module`` (Module), then ``bucketing_module``,
+``sequential_module`` and ``python_module``.  xnd's own pieces below Module: ``_programs``
+(the compiled forward, backward and training step of a bound graph), ``_optimizer_step``
+(init_optimizer and update: the fused step) and ``_fit_scan`` (fit's compiled loop over an
+NDArrayIter).  Each file imports only the ones below it.
 """
 from .. import model as _model
 from .base_module import BaseModule

@@ -3,7 +3,7 @@ shares (MXNet 1.9.1's python/mxnet/module/base_module.py), and the checks of nam
 input descriptions the module types share.
 
 ``fit`` is MXNet's batch loop with its log lines; a module type may hand whole runs of an
-epoch to a compiled loop (``_compiled_epoch``: Module's ``fit_scan``) and may add work at
+epoch to a compiled loop (``_compiled_epoch``: Module's ``_fit_scan``) and may add work at
 an epoch's start and end (``_fit_epoch_begin``/``_fit_epoch_end``: SVRGModule's
 full-gradient pass).
 """

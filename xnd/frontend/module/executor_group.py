@@ -35,7 +35,7 @@ from ...ndarray import _PENDING, _RECENT, NDArray, _exclusive, _flush_pending, _
 from ...symbol.executor import BoundArrays, graph_function
 from .. import ndarray as nd
 from .base_module import _assert, _fields
-from .programs import _Layout, _Programs, _take
+from ._programs import _Layout, _Programs, _take
 
 __all__ = ["DataParallelExecutorGroup"]
 

@@ -20,7 +20,7 @@ functions of the graph (``xnd.symbol.executor.GraphFunction``):
   MXNet's numbers; only the fused order is faster.
 * ``fit`` over an ``NDArrayIter`` with nothing watching the batches (no monitor,
   batch callbacks only Speedometer/ProgressBar) trains many batches per compiled
-  loop of that step (``xnd.frontend.module.fit_scan``), leaving everything as the batch loop
+  loop of that step (``xnd.frontend.module._fit_scan``), leaving everything as the batch loop
   would;
 * batch arrays are never donated (they belong to the caller); a parameter,
   state or gradient buffer is donated only while no other handle or pending
@@ -33,7 +33,7 @@ Data parallelism
 MXNet's executor group does (``work_load_list`` slices along each input's batch
 axis, 'N' of its layout).  With an even split over distinct devices the batch
 arguments are sharded over a 1-D mesh and the per-device forward/backward runs
-under ``jax.shard_map`` (``programs``) -- each device sees only its slice, exactly like
+under ``jax.shard_map`` (``_programs``) -- each device sees only its slice, exactly like
 MXNet's per-device executors (so BatchNorm normalizes with per-device batch
 statistics); gradients of parameters are summed over devices (``psum``: what
 MXNet's kvstore reduce does) and the update runs once on the replicated
@@ -83,14 +83,14 @@ from .. import random as _random
 from ..io import DataDesc
 from ..model import load_checkpoint
 from . import executor_group as _eg
-from . import fit_scan as _fit_scan
+from . import _fit_scan
 from .base_module import (_NEED_INIT, _NEED_INPUT_GRAD, BaseModule, _as_list, _assert,
                           _field, _input_names, _parse_data_desc)
 from .executor_group import (DataParallelExecutorGroup, _batch_axis, _copy_into, _fresh,
                              _gather, _load_input, _own, _slice_nd, _split, _src_val, _vals,
                              _write_ones, _write_outs)
-from .optimizer_step import OptimizerStep
-from .programs import _Devices, _zero_key
+from ._optimizer_step import OptimizerStep
+from ._programs import _Devices, _zero_key
 
 __all__ = ["Module"]
 
@@ -371,7 +371,7 @@ class Module(OptimizerStep, BaseModule):
         return None
 
     def _compiled_epoch(self, train_data, eval_metric, batch_end_callback):
-        """fit_scan's runner for this epoch when nothing can watch the batches go by."""
+        """_fit_scan's runner for this epoch when nothing can watch the batches go by."""
         cls = type(self)
         if any(getattr(cls, m) is not getattr(Module, m) for m in _PLAIN_METHODS):
             return None

@@ -44,7 +44,7 @@ from ..callback import ProgressBar, Speedometer
 from ..io import NDArrayIter, _slice_kernel
 from .base_module import _NEED_OPT, _assert
 from .executor_group import _donatable, _vals, _write_step
-from .programs import TRACES, _opt_key, _zero_key
+from ._programs import TRACES, _opt_key, _zero_key
 
 SCAN_STEPS = 50          # batches per compiled run (one compile per run length and shapes)
 ENABLED = os.environ.get("XND_FIT_SCAN", "1") != "0"

@@ -122,7 +122,7 @@ class _Programs:
         self._fwd = {}
         self._fb = {}
         self._steps = {}
-        self._scans = {}        # xnd.frontend.module.fit_scan's compiled loops
+        self._scans = {}        # xnd.frontend.module._fit_scan's compiled loops
 
     @staticmethod
     def get(graph, lay):
@@ -257,7 +257,7 @@ class _Programs:
         return f
 
     def pure_step(self, mask, head_mask, pidx, upd, ones, opt):
-        """The function ``step`` compiles (traceable: ``xnd.frontend.module.fit_scan`` runs it in a
+        """The function ``step`` compiles (traceable: ``xnd.frontend.module._fit_scan`` runs it in a
         loop)."""
         gfb = self._global_fb(mask, head_mask)
         opt_step = opt.jitted_step()

@@ -6,7 +6,7 @@ optimizer states, as the ``OptimizerStep`` base of Module.
 optimizer update (``_Programs.step``) when the optimizer and updater are xnd's own and the
 kvstore is xnd's single-process store; otherwise forward+backward runs first and the
 updater (or MXNet's kvstore helpers of ``mx.model``) updates parameter by parameter.
-``_step_layout``/``_states_for`` describe the step for ``fit_scan`` too.
+``_step_layout``/``_states_for`` describe the step for ``_fit_scan`` too.
 """
 import warnings
 
