@@ -24,6 +24,7 @@ from ..ndarray import NDArray, _wrap
 from ..serialization import atomic_write
 from . import distributed as _dist
 from . import optimizer as opt
+from . import registry as _registry
 
 __all__ = ["KVStoreBase", "KVStore", "DistKVStore", "create"]
 
@@ -43,48 +44,26 @@ class KVStoreBase:
     OPTIMIZER = "optimizer"
     kv_registry = {}
 
-    def broadcast(self, key, value, out, priority=0):
-        raise NotImplementedError()
-
-    def pushpull(self, key, value, out=None, priority=0):
-        raise NotImplementedError()
-
-    def set_optimizer(self, optimizer):
-        raise NotImplementedError()
-
-    def is_capable(self, capability):
-        raise NotImplementedError()
-
-    def save_optimizer_states(self, fname, dump_optimizer=False):
-        raise NotImplementedError()
-
-    def load_optimizer_states(self, fname):
-        raise NotImplementedError()
-
-    @property
-    def type(self):
-        raise NotImplementedError()
-
-    @property
-    def rank(self):
-        raise NotImplementedError()
-
-    @property
-    def num_workers(self):
-        raise NotImplementedError()
-
     @staticmethod
     def register(klass):
         """Register a KVStoreBase subclass so ``create(name)`` returns it."""
-        assert isinstance(klass, type)
-        name = klass.__name__.lower()
-        if name in KVStoreBase.kv_registry:
-            import warnings
-            old = KVStoreBase.kv_registry[name]
-            warnings.warn("WARNING: New kvstore %s.%s is overriding existing kvstore %s.%s"
-                          % (klass.__module__, klass.__name__, old.__module__, old.__name__))
-        KVStoreBase.kv_registry[name] = klass
-        return klass
+        return _registry.register_class(KVStoreBase.kv_registry, klass, "kvstore")
+
+
+def _interface(name):
+    def method(self, *args, **kwargs):
+        raise NotImplementedError()
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = "KVStoreBase interface: a subclass implements %s." % name
+    return method
+
+
+# the interface MXNet's KVStoreBase declares (each raises NotImplementedError there)
+for _name in ("broadcast", "pushpull", "set_optimizer", "is_capable", "save_optimizer_states",
+              "load_optimizer_states"):
+    setattr(KVStoreBase, _name, _interface(_name))
+for _name in ("type", "rank", "num_workers"):
+    setattr(KVStoreBase, _name, property(_interface(_name)))
 
 
 def _pairs(key, value):

@@ -18,14 +18,10 @@ MXNet 1.9.1 behaviour matched:
 import jax.numpy as jnp
 
 from .attrs import Bool, Dtype, Float, Int, _literal
+from .optimizer_ops import _kernel_param, sgd_mom_update, sgd_update
 from .registry import Dynamic, register
 
 Scalar = Dynamic(Float)
-
-
-def _grad(g, rescale_grad, clip_gradient):
-    g = rescale_grad * g
-    return jnp.clip(g, -clip_gradient, clip_gradient) if clip_gradient >= 0 else g
 
 
 def Floats(v):
@@ -44,19 +40,19 @@ _VARIANTS = {
 
 
 def _update(groups, lrs, wds, momentum, rescale_grad, clip_gradient, mom, mp):
-    """New weights, then the updated states (moms, then float32 weights) in group order."""
+    """New weights, then the updated states (moms, then float32 weights) in group order: each
+    group is sgd_update / sgd_mom_update (on the float32 master copy for the mp variants)."""
     weights, states = [], []
     for k, grp in enumerate(groups):
         w, g = grp[0], grp[1]
-        lr, wd = lrs[k], wds[k]
         master = grp[-1] if mp else w
-        gr = _grad(g.astype(master.dtype), rescale_grad, clip_gradient)
+        kw = dict(lr=lrs[k], wd=wds[k], rescale_grad=rescale_grad, clip_gradient=clip_gradient)
         if mom:
-            m = momentum * grp[2] - lr * wd * master - lr * gr
-            new = master + m
+            new, m = sgd_mom_update(master, g.astype(master.dtype), grp[2], momentum=momentum,
+                                    **kw)
             states.append(m)
         else:
-            new = (1 - lr * wd) * master - lr * gr
+            new = sgd_update(master, g.astype(master.dtype), **kw)
         if mp:
             states.append(new)
         weights.append(new.astype(w.dtype))
@@ -129,6 +125,9 @@ def multi_sum_sq(*data, num_arrays: Int):
 @register("multi_lars")
 def multi_lars(lrs, weights_sum_sq, grads_sum_sq, wds, *, eta: Scalar, eps: Scalar,
                rescale_grad: Scalar = 1.0):
+    """Each lr scaled by eta * |w| / (rescale_grad * |g| + wd * |w| + eps) where both norms are
+    positive (what the LARS optimizer calls per weight)."""
+    eta, eps, rescale_grad = (_kernel_param(x, lrs.dtype) for x in (eta, eps, rescale_grad))
     w, g = jnp.sqrt(weights_sum_sq), jnp.sqrt(grads_sum_sq)
     ok = (w > 0) & (g > 0)
     scaled = lrs * eta * w / jnp.where(ok, g * rescale_grad + wds * w + eps, 1.0)

@@ -1,11 +1,26 @@
-"""The optimizer update operators scripts call directly (``nd.sgd_mom_update(w, g, mom,
-out=w, lr=0.1, momentum=0.9)``).
+"""The optimizer update operators (MXNet's ``src/operator/optimizer_op.cc``): ``sgd_update``,
+``sgd_mom_update``, ``adam_update``, ... as scripts call them (``nd.sgd_mom_update(w, g, mom,
+out=w, lr=0.1, momentum=0.9)``), and the one place each update rule is written.
 
-MXNet's kernels update their state inputs in place; here each op returns the new weight
-followed by the new states, and ``mutates`` names the inputs the dispatcher writes them
-back into. Hyper-parameters that change every step (lr, wd, rescale_grad) are dynamic
-kernel arguments, so a training loop does not recompile. Gradients are
-``clip(rescale_grad * grad)``, with clipping on only when ``clip_gradient >= 0``.
+One truth per rule: ``mx.optimizer``'s classes (xnd/frontend/optimizer/) call these very
+functions inside their jitted step; the fused ``multi_*`` updates (multi_tensor.py) call them
+per weight. Where an optimizer computes something on the host that the operator computes on
+the device (FTML's and LAMB's ``beta ** t``), the operator and the optimizer share the rule
+function below the registered wrapper (``ftml_rule``, ``lamb_direction``, ``lamb_apply``).
+
+MXNet 1.9.1 behaviour matched:
+- Each op returns the new weight followed by the new states; ``mutates`` names the inputs the
+  dispatcher writes the states back into (MXNet's kernels update them in place).
+- Hyper-parameters are C ``float`` op parameters: rounded to float32, then cast to the
+  weight's dtype (``_kernel_param``). lr, wd, rescale_grad & co. are dynamic kernel arguments,
+  so a training loop does not recompile.
+- The gradient is ``clip(rescale_grad * grad)``, clipping on only when ``clip_gradient >= 0``;
+  unclipped, the kernels multiply ``lr * rescale_grad`` first (``_lr_grad``). The arithmetic
+  order of each rule is the kernel's, so the optimizers match MXNet's to the bit where XLA's
+  float arithmetic does.
+- ``signsgd_update`` takes the sign of the raw gradient (the kernel ignores rescale_grad and
+  clipping); ``nag_mom_update`` computes the new momentum from the already-updated weight, as
+  the in-place kernel does.
 """
 import jax.numpy as jnp
 
@@ -15,17 +30,52 @@ from .registry import Dynamic, register
 Scalar = Dynamic(Float)
 Step = Dynamic(Int)  # the update count t: a run-time argument, so steps do not recompile
 
+_F32 = jnp.float32
 
-def _grad(g, rescale_grad, clip_gradient):
-    g = rescale_grad * g
-    return jnp.clip(g, -clip_gradient, clip_gradient) if clip_gradient >= 0 else g
+
+def _kernel_param(x, dt):
+    """An MXNet op parameter: a C ``float`` cast to the kernel's DType (idempotent)."""
+    return jnp.asarray(jnp.asarray(x, _F32), dt)
+
+
+def _params(dt, *xs):
+    return tuple(_kernel_param(x, dt) for x in xs)
+
+
+def clip(x, bound):
+    """mshadow_op::clip::Map(x, bound): to [-bound, bound], NaN kept."""
+    return jnp.where(x > bound, bound, jnp.where(x < -bound, -bound, x))
+
+
+def sign(x):
+    """(x > 0) - (x < 0) in x's dtype (0 for NaN and -0, as the kernels compute it)."""
+    return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+
+
+def _clip_on(g, clip_gradient):
+    if clip_gradient >= 0:
+        return clip(g, _kernel_param(clip_gradient, g.dtype))
+    return g
+
+
+def _grad(grad, rescale_grad, clip_gradient):
+    """clip(rescale_grad * grad)"""
+    return _clip_on(rescale_grad * grad, clip_gradient)
+
+
+def _lr_grad(grad, lr, rescale_grad, clip_gradient):
+    """lr * clip(rescale_grad * grad); unclipped the kernels compute (lr * rescale_grad) * grad."""
+    if clip_gradient >= 0:
+        return lr * _grad(grad, rescale_grad, clip_gradient)
+    return lr * rescale_grad * grad
 
 
 @register("sgd_update")
 def sgd_update(weight, grad, *, lr: Scalar, wd: Scalar = 0.0, rescale_grad: Scalar = 1.0,
                clip_gradient: Float = -1.0, lazy_update: Bool = True):
     """weight = (1 - lr * wd) * weight - lr * g"""
-    return (1 - lr * wd) * weight - lr * _grad(grad, rescale_grad, clip_gradient)
+    lr, wd, rg = _params(weight.dtype, lr, wd, rescale_grad)
+    return (1 - lr * wd) * weight - _lr_grad(grad, lr, rg, clip_gradient)
 
 
 @register("sgd_mom_update", num_outputs=2, num_visible=1, mutates=("mom",))
@@ -33,16 +83,19 @@ def sgd_mom_update(weight, grad, mom, *, lr: Scalar, momentum: Scalar = 0.0, wd:
                    rescale_grad: Scalar = 1.0, clip_gradient: Float = -1.0,
                    lazy_update: Bool = True):
     """mom = momentum * mom - lr * wd * weight - lr * g;  weight += mom"""
-    m = momentum * mom - lr * wd * weight - lr * _grad(grad, rescale_grad, clip_gradient)
+    lr, momentum, wd, rg = _params(weight.dtype, lr, momentum, wd, rescale_grad)
+    m = momentum * mom - lr * wd * weight - _lr_grad(grad, lr, rg, clip_gradient)
     return weight + m, m
 
 
 @register("nag_mom_update", num_outputs=2, num_visible=1, mutates=("mom",))
 def nag_mom_update(weight, grad, mom, *, lr: Scalar, momentum: Scalar = 0.0, wd: Scalar = 0.0,
                    rescale_grad: Scalar = 1.0, clip_gradient: Float = -1.0):
-    """Nesterov momentum; the new momentum is computed from the already-updated weight, as
-    MXNet's in-place kernel does."""
-    g = _grad(grad, rescale_grad, clip_gradient)
+    """Nesterov momentum: mom = momentum * mom;
+    weight = weight - mom + (momentum + 1) * (mom - lr * (g + wd * weight));
+    mom -= lr * (g + wd * new weight)."""
+    lr, momentum, wd, rg = _params(weight.dtype, lr, momentum, wd, rescale_grad)
+    g = _grad(grad, rg, clip_gradient)
     m = momentum * mom
     w = weight - m + (momentum + 1) * (m - lr * (g + wd * weight))
     return w, m - lr * (g + wd * w)
@@ -51,17 +104,25 @@ def nag_mom_update(weight, grad, mom, *, lr: Scalar, momentum: Scalar = 0.0, wd:
 @register("signsgd_update")
 def signsgd_update(weight, grad, *, lr: Scalar, wd: Scalar = 0.0, rescale_grad: Scalar = 1.0,
                    clip_gradient: Float = -1.0):
-    """weight = (1 - lr * wd) * weight - lr * sign(g)"""
-    return (1 - lr * wd) * weight - lr * jnp.sign(_grad(grad, rescale_grad, clip_gradient))
+    """weight = (1 - lr * wd) * weight - lr * sign(grad)"""
+    lr, wd = _params(weight.dtype, lr, wd)
+    return (1 - lr * wd) * weight - lr * sign(grad)
 
 
 @register("signum_update", num_outputs=2, num_visible=1, mutates=("mom",))
 def signum_update(weight, grad, mom, *, lr: Scalar, momentum: Scalar = 0.0, wd: Scalar = 0.0,
                   rescale_grad: Scalar = 1.0, clip_gradient: Float = -1.0, wd_lh: Scalar = 0.0):
-    """mom = momentum * mom - (1 - momentum) * (wd * weight + g);
+    """mom = momentum * mom - (1 - momentum) * wd * weight - (1 - momentum) * g;
     weight = (1 - lr * wd_lh) * weight + lr * sign(mom)"""
-    m = momentum * mom - (1 - momentum) * (wd * weight + _grad(grad, rescale_grad, clip_gradient))
-    return (1 - lr * wd_lh) * weight + lr * jnp.sign(m), m
+    lr, momentum, wd, rg, wd_lh = _params(weight.dtype, lr, momentum, wd, rescale_grad, wd_lh)
+    one_m = 1 - momentum
+    m = momentum * mom - one_m * wd * weight - one_m * _grad(grad, rg, clip_gradient)
+    return (1 - lr * wd_lh) * weight + lr * sign(m), m
+
+
+def _wd_grad(weight, grad, wd, rescale_grad, clip_gradient):
+    """clip(rescale_grad * grad + wd * weight) (Adam, RMSProp, FTML)."""
+    return _clip_on(grad * rescale_grad + weight * wd, clip_gradient)
 
 
 @register("adam_update", num_outputs=3, num_visible=1, mutates=("mean", "var"))
@@ -69,29 +130,30 @@ def adam_update(weight, grad, mean, var, *, lr: Scalar, beta1: Scalar = 0.9,
                 beta2: Scalar = 0.999, epsilon: Scalar = 1e-8, wd: Scalar = 0.0,
                 rescale_grad: Scalar = 1.0, clip_gradient: Float = -1.0,
                 lazy_update: Bool = True):
-    """g = clip(rescale_grad * grad + wd * weight); no bias correction (the optimizer folds
-    it into lr)."""
-    g = rescale_grad * grad + wd * weight
-    if clip_gradient >= 0:
-        g = jnp.clip(g, -clip_gradient, clip_gradient)
-    m = beta1 * mean + (1 - beta1) * g
-    v = beta2 * var + (1 - beta2) * g * g
-    return weight - lr * m / (jnp.sqrt(v) + epsilon), m, v
+    """g = clip(rescale_grad * grad + wd * weight); mean, var = moving moments of g;
+    weight -= lr * mean / (sqrt(var) + epsilon). No bias correction (the optimizer folds it
+    into lr)."""
+    lr, b1, b2, eps, wd, rg = _params(weight.dtype, lr, beta1, beta2, epsilon, wd, rescale_grad)
+    g = _wd_grad(weight, grad, wd, rg, clip_gradient)
+    m = b1 * mean + (1 - b1) * g
+    v = b2 * var + (1 - b2) * g * g
+    return weight - lr * m / (jnp.sqrt(v) + eps), m, v
 
 
 def _clip_weights(w, clip_weights):
-    return jnp.clip(w, -clip_weights, clip_weights) if clip_weights >= 0 else w
+    return clip(w, _kernel_param(clip_weights, w.dtype)) if clip_weights >= 0 else w
 
 
 @register("rmsprop_update", num_outputs=2, num_visible=1, mutates=("n",))
 def rmsprop_update(weight, grad, n, *, lr: Scalar, gamma1: Scalar = 0.95, epsilon: Scalar = 1e-8,
                    wd: Scalar = 0.0, rescale_grad: Scalar = 1.0, clip_gradient: Float = -1.0,
                    clip_weights: Float = -1.0):
-    g = rescale_grad * grad + wd * weight
-    if clip_gradient >= 0:
-        g = jnp.clip(g, -clip_gradient, clip_gradient)
-    n = (1 - gamma1) * g * g + gamma1 * n
-    return _clip_weights(weight - lr * g / jnp.sqrt(n + epsilon), clip_weights), n
+    """Tieleman & Hinton: n = (1 - gamma1) * g**2 + gamma1 * n;
+    weight -= lr * g / sqrt(n + epsilon), then clipped to +-clip_weights."""
+    lr, g1, eps, wd, rg = _params(weight.dtype, lr, gamma1, epsilon, wd, rescale_grad)
+    g = _wd_grad(weight, grad, wd, rg, clip_gradient)
+    n = (1 - g1) * (g * g) + g1 * n
+    return _clip_weights(weight - lr * (g / jnp.sqrt(n + eps)), clip_weights), n
 
 
 @register("rmspropalex_update", num_outputs=4, num_visible=1, mutates=("n", "g", "delta"))
@@ -99,33 +161,39 @@ def rmspropalex_update(weight, grad, n, g, delta, *, lr: Scalar, gamma1: Scalar 
                        gamma2: Scalar = 0.9, epsilon: Scalar = 1e-8, wd: Scalar = 0.0,
                        rescale_grad: Scalar = 1.0, clip_gradient: Float = -1.0,
                        clip_weights: Float = -1.0):
-    """Graves' centered RMSProp."""
-    gr = rescale_grad * grad + wd * weight
-    if clip_gradient >= 0:
-        gr = jnp.clip(gr, -clip_gradient, clip_gradient)
-    n = (1 - gamma1) * gr * gr + gamma1 * n
-    g = (1 - gamma1) * gr + gamma1 * g
-    delta = gamma2 * delta - lr * gr / jnp.sqrt(n - g * g + epsilon)
+    """Graves' centered RMSProp: n and g are moving moments of the gradient;
+    delta = gamma2 * delta - lr * grad / sqrt(n - g**2 + epsilon); weight += delta."""
+    lr, g1, g2, eps, wd, rg = _params(weight.dtype, lr, gamma1, gamma2, epsilon, wd,
+                                      rescale_grad)
+    gr = _wd_grad(weight, grad, wd, rg, clip_gradient)
+    n = (1 - g1) * gr * gr + g1 * n
+    g = (1 - g1) * gr + g1 * g
+    delta = g2 * delta - (lr * gr / jnp.sqrt(n - g * g + eps))
     return _clip_weights(weight + delta, clip_weights), n, g, delta
 
 
 @register("ftrl_update", num_outputs=3, num_visible=1, mutates=("z", "n"))
 def ftrl_update(weight, grad, z, n, *, lr: Scalar, lamda1: Scalar = 0.01, beta: Scalar = 1.0,
                 wd: Scalar = 0.0, rescale_grad: Scalar = 1.0, clip_gradient: Float = -1.0):
-    g = _grad(grad, rescale_grad, clip_gradient)
-    z = z + g - (jnp.sqrt(n + g * g) - jnp.sqrt(n)) * weight / lr
-    n = n + g * g
-    w = (jnp.sign(z) * lamda1 - z) / ((beta + jnp.sqrt(n)) / lr + wd) * (jnp.abs(z) > lamda1)
-    return w.astype(weight.dtype), z, n
+    """z += g - (sqrt(n + g**2) - sqrt(n)) * weight / lr;  n += g**2;
+    weight = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (|z| > lamda1)"""
+    dt = weight.dtype
+    lr, l1, beta, wd, rg = _params(dt, lr, lamda1, beta, wd, rescale_grad)
+    g = _grad(grad, rg, clip_gradient)
+    g2 = g * g
+    z = z + (g - (jnp.sqrt(n + g2) - jnp.sqrt(n)) * weight / lr)
+    n = n + g2
+    w = (sign(z) * l1 - z) / ((beta + jnp.sqrt(n)) / lr + wd) * (jnp.abs(z) > l1).astype(dt)
+    return w.astype(dt), z, n
 
 
 @register("mp_sgd_update", num_outputs=2, num_visible=1, mutates=("weight32",))
 def mp_sgd_update(weight, grad, weight32, *, lr: Scalar, wd: Scalar = 0.0,
                   rescale_grad: Scalar = 1.0, clip_gradient: Float = -1.0,
                   lazy_update: Bool = True):
-    """Multi-precision: the float32 master copy is updated, the weight is its cast."""
-    w32 = (1 - lr * wd) * weight32 - lr * _grad(grad.astype(jnp.float32), rescale_grad,
-                                                  clip_gradient)
+    """sgd_update on the float32 master copy; the weight is its cast."""
+    w32 = sgd_update(weight32, grad.astype(_F32), lr=lr, wd=wd, rescale_grad=rescale_grad,
+                     clip_gradient=clip_gradient)
     return w32.astype(weight.dtype), w32
 
 
@@ -133,9 +201,9 @@ def mp_sgd_update(weight, grad, weight32, *, lr: Scalar, wd: Scalar = 0.0,
 def mp_sgd_mom_update(weight, grad, mom, weight32, *, lr: Scalar, momentum: Scalar = 0.0,
                       wd: Scalar = 0.0, rescale_grad: Scalar = 1.0, clip_gradient: Float = -1.0,
                       lazy_update: Bool = True):
-    m = momentum * mom - lr * wd * weight32 - lr * _grad(grad.astype(jnp.float32), rescale_grad,
-                                                         clip_gradient)
-    w32 = weight32 + m
+    """sgd_mom_update on the float32 master copy; the weight is its cast."""
+    w32, m = sgd_mom_update(weight32, grad.astype(_F32), mom, lr=lr, momentum=momentum, wd=wd,
+                            rescale_grad=rescale_grad, clip_gradient=clip_gradient)
     return w32.astype(weight.dtype), m, w32
 
 
@@ -143,9 +211,22 @@ def mp_sgd_mom_update(weight, grad, mom, weight32, *, lr: Scalar, momentum: Scal
 def mp_nag_mom_update(weight, grad, mom, weight32, *, lr: Scalar, momentum: Scalar = 0.0,
                       wd: Scalar = 0.0, rescale_grad: Scalar = 1.0, clip_gradient: Float = -1.0):
     """nag_mom_update on the float32 master copy; the weight is its cast."""
-    w32, m = nag_mom_update(weight32, grad.astype(jnp.float32), mom, lr=lr, momentum=momentum,
+    w32, m = nag_mom_update(weight32, grad.astype(_F32), mom, lr=lr, momentum=momentum,
                             wd=wd, rescale_grad=rescale_grad, clip_gradient=clip_gradient)
     return w32.astype(weight.dtype), m, w32
+
+
+def ftml_rule(weight, grad, d, v, z, *, lr, beta1, beta2, epsilon, b1t, b2t, wd, rescale_grad,
+              clip_grad):
+    """FTML with the powers ``b1t = beta1**t``, ``b2t = beta2**t`` given (the optimizer takes
+    them from the host); returns (weight, d, v, z)."""
+    dt = weight.dtype
+    lr, b1, b2, eps, wd, rg = _params(dt, lr, beta1, beta2, epsilon, wd, rescale_grad)
+    g = _wd_grad(weight, grad, wd, rg, clip_grad)
+    v = b2 * v + (1 - b2) * (g * g)
+    d_t = (1 - jnp.asarray(b1t, dt)) / lr * (jnp.sqrt(v / (1 - jnp.asarray(b2t, dt))) + eps)
+    z = b1 * z + (1 - b1) * g - (d_t - b1 * d) * weight
+    return (-z / d_t).astype(dt), d_t.astype(d.dtype), v, z
 
 
 @register("ftml_update", num_outputs=4, num_visible=1, mutates=("d", "v", "z"))
@@ -155,25 +236,47 @@ def ftml_update(weight, grad, d, v, z, *, lr: Scalar, beta1: Scalar = 0.6, beta2
     """FTML: g = clip(rescale_grad * grad + wd * weight); v = beta2 v + (1 - beta2) g^2;
     d_t = (1 - beta1^t) / lr (sqrt(v / (1 - beta2^t)) + epsilon);
     z = beta1 z + (1 - beta1) g - (d_t - beta1 d) weight; weight = -z / d_t."""
-    g = rescale_grad * grad + wd * weight
-    if clip_grad >= 0:
-        g = jnp.clip(g, -clip_grad, clip_grad)
-    v = beta2 * v + (1 - beta2) * g * g
-    d_t = (1 - beta1 ** t) / lr * (jnp.sqrt(v / (1 - beta2 ** t)) + epsilon)
-    z = beta1 * z + (1 - beta1) * g - (d_t - beta1 * d) * weight
-    return (-z / d_t).astype(weight.dtype), d_t.astype(d.dtype), v, z
+    b1, b2 = _params(weight.dtype, beta1, beta2)
+    return ftml_rule(weight, grad, d, v, z, lr=lr, beta1=beta1, beta2=beta2, epsilon=epsilon,
+                     b1t=b1 ** t, b2t=b2 ** t, wd=wd, rescale_grad=rescale_grad,
+                     clip_grad=clip_grad)
 
 
-def _lamb_g(weight, grad, mean, var, beta1, beta2, epsilon, t, bias_correction, wd,
-            rescale_grad, clip_gradient):
-    g = _grad(grad, rescale_grad, clip_gradient)
-    m = beta1 * mean + (1 - beta1) * g
-    v = beta2 * var + (1 - beta2) * g * g
+def lamb_direction(weight, grad, mean, var, *, beta1, beta2, epsilon, b1t, b2t,
+                   bias_correction, wd, rescale_grad, clip_gradient):
+    """LAMB's phase 1 with ``b1t = beta1**t``, ``b2t = beta2**t`` given: the moments, and the
+    direction m_hat / (sqrt(v_hat) + epsilon) + wd * weight (hats only with bias_correction;
+    m_hat divided in double, as the kernel does). Returns (direction, mean, var)."""
+    dt = weight.dtype
+    b1, b2, eps, wd, rg = _params(dt, beta1, beta2, epsilon, wd, rescale_grad)
+    g = _grad(grad, rg, clip_gradient)
+    mean = b1 * mean + (1 - b1) * g
+    var = b2 * var + (1 - b2) * g * g
     if bias_correction:
-        out = (m / (1 - beta1 ** t)) / (jnp.sqrt(v / (1 - beta2 ** t)) + epsilon)
+        mean_hat = (mean.astype(jnp.float64) / (1.0 - jnp.asarray(b1t, jnp.float64))).astype(dt)
+        var_hat = var / (1 - jnp.asarray(b2t, dt))
+        u = mean_hat / (jnp.sqrt(var_hat) + eps) + wd * weight
     else:
-        out = m / (jnp.sqrt(v) + epsilon)
-    return out + wd * weight, m, v
+        u = mean / (jnp.sqrt(var) + eps) + wd * weight
+    return u, mean, var
+
+
+def lamb_apply(weight, g, r1, r2, *, lr, lower_bound, upper_bound):
+    """LAMB's phase 2: weight -= lr * r1 / r2 * g, r1 (the weight's norm) clamped to the bounds
+    that are >= 0; lr alone where either norm is 0."""
+    dt = weight.dtype
+    (lr,) = _params(dt, lr)
+    if lower_bound >= 0:
+        r1 = jnp.maximum(r1, _kernel_param(lower_bound, dt))
+    if upper_bound >= 0:
+        r1 = jnp.minimum(r1, _kernel_param(upper_bound, dt))
+    lr_t = jnp.where((r1 == 0) | (r2 == 0), lr, lr * r1 / r2)
+    return weight - lr_t * g
+
+
+def _powers(dt, beta1, beta2, t):
+    b1, b2 = _params(dt, beta1, beta2)
+    return b1 ** t, b2 ** t
 
 
 @register("lamb_update_phase1", num_outputs=3, num_visible=1, mutates=("mean", "var"))
@@ -182,17 +285,11 @@ def lamb_update_phase1(weight, grad, mean, var, *, beta1: Scalar = 0.9, beta2: S
                        wd: Scalar, rescale_grad: Scalar = 1.0, clip_gradient: Float = -1.0):
     """LAMB's direction: Adam's (bias-corrected when asked) step plus wd * weight; the moments
     update in place."""
-    g, m, v = _lamb_g(weight, grad, mean, var, beta1, beta2, epsilon, t, bias_correction, wd,
-                      rescale_grad, clip_gradient)
-    return g.astype(weight.dtype), m, v
-
-
-def _lamb_ratio(r1, r2, lower_bound, upper_bound):
-    if lower_bound >= 0:
-        r1 = jnp.maximum(r1, lower_bound)
-    if upper_bound >= 0:
-        r1 = jnp.minimum(r1, upper_bound)
-    return jnp.where((r1 == 0) | (r2 == 0), 1.0, r1 / jnp.where(r2 == 0, 1.0, r2))
+    b1t, b2t = _powers(weight.dtype, beta1, beta2, t)
+    u, m, v = lamb_direction(weight, grad, mean, var, beta1=beta1, beta2=beta2, epsilon=epsilon,
+                             b1t=b1t, b2t=b2t, bias_correction=bias_correction, wd=wd,
+                             rescale_grad=rescale_grad, clip_gradient=clip_gradient)
+    return u.astype(weight.dtype), m, v
 
 
 @register("lamb_update_phase2")
@@ -200,8 +297,8 @@ def lamb_update_phase2(weight, g, r1, r2, *, lr: Scalar, lower_bound: Float = -1
                        upper_bound: Float = -1.0):
     """weight -= lr * (r1 / r2) * g, r1 (the weight's norm) clipped to the bounds; a zero norm
     makes the ratio 1."""
-    ratio = _lamb_ratio(r1, r2, lower_bound, upper_bound)
-    return (weight - lr * ratio * g).astype(weight.dtype)
+    return lamb_apply(weight, g, r1, r2, lr=lr, lower_bound=lower_bound,
+                      upper_bound=upper_bound).astype(weight.dtype)
 
 
 @register("mp_lamb_update_phase1", num_outputs=3, num_visible=1, mutates=("mean", "var"))
@@ -209,9 +306,12 @@ def mp_lamb_update_phase1(weight, grad, mean, var, weight32, *, beta1: Scalar = 
                           beta2: Scalar = 0.999, epsilon: Scalar = 1e-6, t: Step,
                           bias_correction: Bool = True, wd: Scalar, rescale_grad: Scalar = 1.0,
                           clip_gradient: Float = -1.0):
-    g, m, v = _lamb_g(weight32, grad.astype(jnp.float32), mean, var, beta1, beta2, epsilon, t,
-                      bias_correction, wd, rescale_grad, clip_gradient)
-    return g.astype(jnp.float32), m, v
+    """lamb_update_phase1 on the float32 master copy."""
+    b1t, b2t = _powers(_F32, beta1, beta2, t)
+    u, m, v = lamb_direction(weight32, grad.astype(_F32), mean, var, beta1=beta1, beta2=beta2,
+                             epsilon=epsilon, b1t=b1t, b2t=b2t, bias_correction=bias_correction,
+                             wd=wd, rescale_grad=rescale_grad, clip_gradient=clip_gradient)
+    return u.astype(_F32), m, v
 
 
 @register("mp_lamb_update_phase2")
@@ -219,5 +319,6 @@ def mp_lamb_update_phase2(weight, g, r1, r2, weight32, *, lr: Scalar, lower_boun
                           upper_bound: Float = -1.0):
     """The weight is cast(weight32 - lr * ratio * g); weight32 itself stays as it was, as
     MXNet 1.9.1's kernel leaves it (it declares the input mutable but never writes it)."""
-    w32 = weight32 - lr * _lamb_ratio(r1, r2, lower_bound, upper_bound) * g
+    w32 = lamb_apply(weight32, g, r1, r2, lr=lr, lower_bound=lower_bound,
+                     upper_bound=upper_bound)
     return w32.astype(weight.dtype)

@@ -1,0 +1,26 @@
+"""mx.optimizer (MXNet's optimizer/ package): the optimizers, their registry, Updater.
+
+- optimizer.py: the ``Optimizer`` base class (hyper-parameters, lr/wd multipliers, update
+  counts), ``register``/``create`` and the pure fused ``step`` every optimizer shares;
+- sgd.py: SGD, ccSGD, NAG, Signum, LARS, DCASGD, SGLD, LBSGD;
+- adaptive.py: Adam, Adamax, Nadam, LAMB, FTML, AdaGrad, AdaDelta, RMSProp, Ftrl, Test;
+- contrib.py: mx.optimizer.contrib (GroupAdaGrad);
+- updater.py: ``Updater``/``get_updater`` and the optimizer-states file format.
+
+Each rule with an MXNet update operator is that operator (xnd/lowering/optimizer_ops.py). To
+add an optimizer: subclass Optimizer, decorate it with ``@register``, give it
+``create_state`` and a ``_rule`` that calls its operator (or, for a Python rule, computes
+the update on jax arrays with ``_python_rule = True``), and list the attributes the rule
+reads in ``_static_attrs``.
+"""
+from . import contrib, optimizer
+from .adaptive import (FTML, LAMB, AdaDelta, AdaGrad, Adam, Adamax, Ftrl, Nadam, RMSProp,
+                       Test)
+from .contrib import GroupAdaGrad
+from .optimizer import _SHARED_JIT, Optimizer, create, register  # noqa: F401 (tests read it)
+from .sgd import DCASGD, LARS, LBSGD, NAG, SGD, SGLD, Signum, ccSGD
+from .updater import Updater, get_updater
+
+__all__ = ["AdaDelta", "AdaGrad", "Adam", "Adamax", "DCASGD", "FTML", "Ftrl", "LARS", "LAMB",
+           "NAG", "Nadam", "Optimizer", "RMSProp", "SGD", "SGLD", "Signum", "Test", "Updater",
+           "ccSGD", "LBSGD", "contrib", "create", "get_updater", "register", "GroupAdaGrad"]
