@@ -23,8 +23,9 @@ import numpy as np
 import jax.numpy as jnp
 
 from ..ndarray import NDArray
-from . import nd
+from . import ndarray as nd
 from . import random as _random
+from . import registry as _registry
 
 __all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Load", "Mixed", "Zero",
            "One", "Constant", "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu",
@@ -39,13 +40,6 @@ class InitDesc(str):
         ret.attrs = attrs or {}
         ret.global_init = global_init
         return ret
-
-
-_REGISTRY = {}
-
-
-def _valid_names():
-    return ", ".join(sorted(_REGISTRY))
 
 
 def _float_dtype(arr):
@@ -70,6 +64,13 @@ def _fill_random(arr, kind, a, b):
     else:
         v = work(a) + work(b) * rng.standard_normal(arr.shape, dtype=work)
     arr[:] = v.astype(dt)
+
+
+def _constant(value):
+    def init(self, _, arr):
+        arr[:] = value
+    init.__doc__ = "arr[:] = %r" % (value,)
+    return init
 
 
 class Initializer:
@@ -161,23 +162,10 @@ class Initializer:
         assert arr.shape[0] == 6
         arr[:] = np.array([1.0, 0, 0, 0, 1.0, 0])
 
-    def _init_zero(self, _, arr):
-        arr[:] = 0.0
-
-    def _init_one(self, _, arr):
-        arr[:] = 1.0
-
-    def _init_bias(self, _, arr):
-        arr[:] = 0.0
-
-    def _init_quantized_bias(self, _, arr):
-        arr[:] = 0
-
-    def _init_gamma(self, _, arr):
-        arr[:] = 1.0
-
-    def _init_beta(self, _, arr):
-        arr[:] = 0.0
+    # the fixed defaults: min, moving means, biases, betas 0; max, moving vars, gammas 1
+    _init_zero = _init_bias = _init_beta = _constant(0.0)
+    _init_one = _init_gamma = _constant(1.0)
+    _init_quantized_bias = _constant(0)
 
     def _init_weight(self, name, arr):
         raise NotImplementedError("Must override it")
@@ -211,55 +199,11 @@ def _bilinear(shape):
     return np.broadcast_to(plane.astype(np.float32), tuple(shape)).copy()
 
 
-def register(klass, name=None):
-    """Register an Initializer subclass under its lower-cased class name (or ``name``)."""
-    assert issubclass(klass, Initializer), "Can only register subclass of Initializer"
-    name = (klass.__name__ if name is None else name).lower()
-    if name in _REGISTRY:
-        old = _REGISTRY[name]
-        warnings.warn("\033[91mNew initializer %s.%s registered with name %s is"
-                      "overriding existing initializer %s.%s\033[0m"
-                      % (klass.__module__, klass.__name__, name, old.__module__, old.__name__),
-                      UserWarning, stacklevel=2)
-    _REGISTRY[name] = klass
-    return klass
-
-
-def alias(*aliases):
-    """Class decorator: register under extra names."""
-    def reg(klass):
-        for name in aliases:
-            register(klass, name)
-        return klass
-    return reg
-
-
-def create(*args, **kwargs):
-    """An initializer from an instance (returned as is), a registered name plus kwargs, a
-    JSON string ``'["name", {...}]'`` / ``'{"initializer": ...}'``, or a dict."""
-    if args:
-        name, args = args[0], args[1:]
-    else:
-        name = kwargs.pop("initializer")
-    if isinstance(name, Initializer):
-        assert not args and not kwargs, \
-            "initializer is already an instance. Additional arguments are invalid"
-        return name
-    if isinstance(name, dict):
-        return create(**name)
-    assert isinstance(name, str), "initializer must be of string type"
-    if name.startswith("["):
-        assert not args and not kwargs
-        name, kwargs = json.loads(name)
-        return create(name, **kwargs)
-    if name.startswith("{"):
-        assert not args and not kwargs
-        return create(**json.loads(name))
-    name = name.lower()
-    assert name in _REGISTRY, \
-        "%s is not registered. Please register with initializer.register first " \
-        "(registered: %s)" % (name, _valid_names())
-    return _REGISTRY[name](*args, **kwargs)
+# ---- registry (mx.registry) -----------------------------------------------------------------
+register = _registry.get_register_func(Initializer, "initializer")
+alias = _registry.get_alias_func(Initializer, "initializer")
+create = _registry.get_create_func(Initializer, "initializer")
+_REGISTRY = _registry.table(Initializer)
 
 
 class Load:
@@ -311,28 +255,28 @@ class Mixed:
                          'add a ".*" pattern at the and with default Initializer.')
 
 
-@register
-@alias("zeros")
-class Zero(Initializer):
-    """Weights = 0."""
+class _Fill(Initializer):
+    """An initializer without arguments: weights = ``_fill(shape)``."""
 
     def __init__(self):
         super().__init__()
 
     def _init_weight(self, _, arr):
-        arr[:] = 0
+        arr[:] = self._fill(arr.shape)
+
+
+@register
+@alias("zeros")
+class Zero(_Fill):
+    """Weights = 0."""
+    _fill = staticmethod(lambda shape: 0)
 
 
 @register
 @alias("ones")
-class One(Initializer):
+class One(_Fill):
     """Weights = 1."""
-
-    def __init__(self):
-        super().__init__()
-
-    def _init_weight(self, _, arr):
-        arr[:] = 1
+    _fill = staticmethod(lambda shape: 1)
 
 
 @register
@@ -448,14 +392,9 @@ class MSRAPrelu(Xavier):
 
 
 @register
-class Bilinear(Initializer):
+class Bilinear(_Fill):
     """Bilinear upsampling kernels (for Deconvolution weights)."""
-
-    def __init__(self):
-        super().__init__()
-
-    def _init_weight(self, _, arr):
-        arr[:] = _bilinear(arr.shape)
+    _fill = staticmethod(_bilinear)
 
 
 @register

@@ -115,18 +115,17 @@ class MultiFactorScheduler(LRScheduler):
         return self.base_lr
 
 
-class PolyScheduler(LRScheduler):
-    """``final_lr + (base_lr - final_lr) * (1 - t / T) ** pwr`` after warmup, with
-    ``t = num_update - warmup_steps`` and ``T = max_update - warmup_steps``; past
-    ``max_update`` the last value is kept."""
+class _Annealing(LRScheduler):
+    """Poly and Cosine: after warmup, ``final_lr + self._decay(t)`` (the subclass's share of
+    ``base_lr - final_lr`` at step t) with ``t = num_update - warmup_steps`` and ``T =
+    max_update - warmup_steps`` (``max_steps``); past ``max_update`` the last value is kept."""
 
-    def __init__(self, max_update, base_lr=0.01, pwr=2, final_lr=0, warmup_steps=0,
-                 warmup_begin_lr=0, warmup_mode="linear"):
+    def __init__(self, max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr,
+                 warmup_mode):
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         assert isinstance(max_update, int)
         if max_update < 1:
             raise ValueError("maximum number of updates must be strictly positive")
-        self.power = pwr
         self.base_lr_orig = self.base_lr
         self.max_update = max_update
         self.final_lr = final_lr
@@ -136,32 +135,35 @@ class PolyScheduler(LRScheduler):
         if num_update < self.warmup_steps:
             return self.get_warmup_lr(num_update)
         if num_update <= self.max_update:
-            frac = float(num_update - self.warmup_steps) / float(self.max_steps)
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * \
-                pow(1 - frac, self.power)
+            self.base_lr = self.final_lr + self._decay(num_update - self.warmup_steps)
         return self.base_lr
 
 
-class CosineScheduler(LRScheduler):
+class PolyScheduler(_Annealing):
+    """``final_lr + (base_lr - final_lr) * (1 - t / T) ** pwr`` after warmup, with
+    ``t = num_update - warmup_steps`` and ``T = max_update - warmup_steps``; past
+    ``max_update`` the last value is kept."""
+
+    def __init__(self, max_update, base_lr=0.01, pwr=2, final_lr=0, warmup_steps=0,
+                 warmup_begin_lr=0, warmup_mode="linear"):
+        super().__init__(max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr,
+                         warmup_mode)
+        self.power = pwr
+
+    def _decay(self, t):
+        frac = float(t) / float(self.max_steps)
+        return (self.base_lr_orig - self.final_lr) * pow(1 - frac, self.power)
+
+
+class CosineScheduler(_Annealing):
     """``final_lr + (base_lr - final_lr) * (1 + cos(pi * t / T)) / 2`` after warmup
     (t, T as in PolyScheduler); past ``max_update`` the last value is kept."""
 
     def __init__(self, max_update, base_lr=0.01, final_lr=0, warmup_steps=0, warmup_begin_lr=0,
                  warmup_mode="linear"):
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        assert isinstance(max_update, int)
-        if max_update < 1:
-            raise ValueError("maximum number of updates must be strictly positive")
-        self.base_lr_orig = base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
+        super().__init__(max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr,
+                         warmup_mode)
 
-    def __call__(self, num_update):
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            angle = math.pi * (num_update - self.warmup_steps) / self.max_steps
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * \
-                (1 + math.cos(angle)) / 2
-        return self.base_lr
+    def _decay(self, t):
+        angle = math.pi * t / self.max_steps
+        return (self.base_lr_orig - self.final_lr) * (1 + math.cos(angle)) / 2

@@ -19,6 +19,7 @@ import numpy
 
 from ..base import MXNetError
 from ..ndarray import NDArray
+from . import registry as _registry
 
 __all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "MCC",
            "Perplexity", "MAE", "MSE", "RMSE", "CrossEntropy", "NegativeLogLikelihood",
@@ -72,6 +73,7 @@ class EvalMetric:
     num_inst = _stat("num_inst")
     global_sum_metric = _stat("global_sum_metric")
     global_num_inst = _stat("global_num_inst")
+    _zero_count = 0  # what reset() sets the counts to
 
     def __init__(self, name, output_names=None, label_names=None, **kwargs):
         self.name = str(name)
@@ -159,13 +161,13 @@ class EvalMetric:
 
     def reset(self):
         self._drop_pending()
-        self.num_inst = 0
+        self.num_inst = self._zero_count
         self.sum_metric = 0.0
-        self.global_num_inst = 0
+        self.global_num_inst = self._zero_count
         self.global_sum_metric = 0.0
 
     def reset_local(self):
-        self.num_inst = 0
+        self.num_inst = self._zero_count
         self.sum_metric = 0.0
 
     def get(self):
@@ -221,57 +223,10 @@ def _accumulating(fn, static_argnums=()):
     return jax.jit(acc, static_argnums=tuple(i + 1 for i in static_argnums))
 
 
-# ---- registry (MXNet's mx.registry semantics) -------------------------------------------------
-_REGISTRY = {}
-
-
-def register(klass, name=None):
-    """Register an EvalMetric subclass under its lower-cased class name (or ``name``)."""
-    assert issubclass(klass, EvalMetric), "Can only register subclass of EvalMetric"
-    name = (klass.__name__ if name is None else name).lower()
-    if name in _REGISTRY:
-        import warnings
-        old = _REGISTRY[name]
-        warnings.warn("\033[91mNew metric %s.%s registered with name %s is"
-                      "overriding existing metric %s.%s\033[0m"
-                      % (klass.__module__, klass.__name__, name, old.__module__, old.__name__),
-                      UserWarning, stacklevel=2)
-    _REGISTRY[name] = klass
-    return klass
-
-
-def alias(*aliases):
-    def reg(klass):
-        for name in aliases:
-            register(klass, name)
-        return klass
-    return reg
-
-
-def _create(*args, **kwargs):
-    if args:
-        name, args = args[0], args[1:]
-    else:
-        name = kwargs.pop("metric")
-    if isinstance(name, EvalMetric):
-        assert not args and not kwargs, \
-            "metric is already an instance. Additional arguments are invalid"
-        return name
-    if isinstance(name, dict):
-        return _create(**name)
-    assert isinstance(name, str), "metric must be of string type"
-    if name.startswith("["):
-        assert not args and not kwargs
-        name, kwargs = __import__("json").loads(name)
-        return _create(name, **kwargs)
-    if name.startswith("{"):
-        assert not args and not kwargs
-        return _create(**__import__("json").loads(name))
-    name = name.lower()
-    assert name in _REGISTRY, \
-        "%s is not registered. Please register with metric.register first (registered: %s)" \
-        % (name, ", ".join(sorted(_REGISTRY)))
-    return _REGISTRY[name](*args, **kwargs)
+# ---- registry (mx.registry) -----------------------------------------------------------------
+register = _registry.get_register_func(EvalMetric, "metric")
+alias = _registry.get_alias_func(EvalMetric, "metric")
+_create = _registry.get_create_func(EvalMetric, "metric")
 
 
 def create(metric, *args, **kwargs):
@@ -445,17 +400,18 @@ class TopKAccuracy(EvalMetric):
                 self.sum_metric += (pred_label.flat == label.flat).sum()
             elif num_dims == 2:
                 num_classes = pred_label.shape[1]
-                top_k = min(num_classes, self.top_k)
-                for j in range(top_k):
-                    num_correct = (pred_label[:, num_classes - 1 - j].flat == label.flat).sum()
-                    self.sum_metric += num_correct
-                    self.global_sum_metric += num_correct
-            self.num_inst += num_samples
-            self.global_num_inst += num_samples
+                for j in range(min(num_classes, self.top_k)):
+                    self._add_host((pred_label[:, num_classes - 1 - j].flat == label.flat).sum(),
+                                   0)
+            self._add_host_count(num_samples)
+
+
+_COUNTS = ("true_positives", "false_positives", "false_negatives", "true_negatives")
 
 
 class _BinaryClassificationMetrics:
-    """Confusion counts for the binary F1 and MCC metrics (local and global)."""
+    """Confusion counts for the binary F1 and MCC metrics, local (``true_positives``, ...)
+    and global (``global_true_positives``, ...), with the scores derived from either."""
 
     def __init__(self):
         self.reset_stats()
@@ -472,172 +428,131 @@ class _BinaryClassificationMetrics:
         pred_false = 1 - pred_true
         label_true = (label == 1)
         label_false = 1 - label_true
-        tp = (pred_true * label_true).sum()
-        fp = (pred_true * label_false).sum()
-        fn = (pred_false * label_true).sum()
-        tn = (pred_false * label_false).sum()
-        self.true_positives += tp
-        self.global_true_positives += tp
-        self.false_positives += fp
-        self.global_false_positives += fp
-        self.false_negatives += fn
-        self.global_false_negatives += fn
-        self.true_negatives += tn
-        self.global_true_negatives += tn
+        counts = ((pred_true * label_true).sum(), (pred_true * label_false).sum(),
+                  (pred_false * label_true).sum(), (pred_false * label_false).sum())
+        for name, n in zip(_COUNTS, counts):
+            setattr(self, name, getattr(self, name) + n)
+            setattr(self, "global_" + name, getattr(self, "global_" + name) + n)
+
+    def _counts(self, use_global):
+        """(tp, fp, fn, tn), local or global."""
+        return tuple(getattr(self, ("global_" if use_global else "") + n) for n in _COUNTS)
 
     @staticmethod
     def _ratio(a, b):
         return float(a) / (a + b) if a + b > 0 else 0.
 
-    @property
-    def precision(self):
-        return self._ratio(self.true_positives, self.false_positives)
+    def _precision(self, use_global):
+        tp, fp, _, _ = self._counts(use_global)
+        return self._ratio(tp, fp)
 
-    @property
-    def global_precision(self):
-        return self._ratio(self.global_true_positives, self.global_false_positives)
+    def _recall(self, use_global):
+        tp, _, fn, _ = self._counts(use_global)
+        return self._ratio(tp, fn)
 
-    @property
-    def recall(self):
-        return self._ratio(self.true_positives, self.false_negatives)
-
-    @property
-    def global_recall(self):
-        return self._ratio(self.global_true_positives, self.global_false_negatives)
-
-    @staticmethod
-    def _f(p, r):
+    def _fscore(self, use_global):
+        p, r = self._precision(use_global), self._recall(use_global)
         return 2 * p * r / (p + r) if p + r > 0 else 0.
 
-    @property
-    def fscore(self):
-        return self._f(self.precision, self.recall)
+    def _total(self, use_global):
+        tp, fp, fn, tn = self._counts(use_global)
+        return fn + fp + tn + tp
 
-    @property
-    def global_fscore(self):
-        return self._f(self.global_precision, self.global_recall)
+    precision = property(lambda self: self._precision(False))
+    global_precision = property(lambda self: self._precision(True))
+    recall = property(lambda self: self._recall(False))
+    global_recall = property(lambda self: self._recall(True))
+    fscore = property(lambda self: self._fscore(False))
+    global_fscore = property(lambda self: self._fscore(True))
+    total_examples = property(lambda self: self._total(False))
+    global_total_examples = property(lambda self: self._total(True))
 
     def matthewscc(self, use_global=False):
-        if use_global:
-            if not self.global_total_examples:
-                return 0.
-            tp, fp = float(self.global_true_positives), float(self.global_false_positives)
-            fn, tn = float(self.global_false_negatives), float(self.global_true_negatives)
-        else:
-            if not self.total_examples:
-                return 0.
-            tp, fp = float(self.true_positives), float(self.false_positives)
-            fn, tn = float(self.false_negatives), float(self.true_negatives)
+        if not self._total(use_global):
+            return 0.
+        tp, fp, fn, tn = (float(c) for c in self._counts(use_global))
         denom = 1.
         for t in (tp + fp, tp + fn, tn + fp, tn + fn):
             if t != 0.:
                 denom *= t
         return ((tp * tn) - (fp * fn)) / math.sqrt(denom)
 
-    @property
-    def total_examples(self):
-        return self.false_negatives + self.false_positives + \
-            self.true_negatives + self.true_positives
-
-    @property
-    def global_total_examples(self):
-        return self.global_false_negatives + self.global_false_positives + \
-            self.global_true_negatives + self.global_true_positives
-
     def local_reset_stats(self):
-        self.false_positives = 0
-        self.false_negatives = 0
-        self.true_positives = 0
-        self.true_negatives = 0
+        for name in _COUNTS:
+            setattr(self, name, 0)
 
     def reset_stats(self):
         self.local_reset_stats()
-        self.global_false_positives = 0
-        self.global_false_negatives = 0
-        self.global_true_positives = 0
-        self.global_true_negatives = 0
+        for name in _COUNTS:
+            setattr(self, "global_" + name, 0)
+
+
+class _BinaryMetric(EvalMetric):
+    """F1 and MCC: confusion counts per update; 'macro' averages the per-update scores,
+    'micro' pools the counts. ``_attrs`` are MXNet's names of the average and the counts."""
+    _attrs = ("average", "metrics")
+
+    def __init__(self, name, output_names, label_names, average):
+        setattr(self, self._attrs[0], average)
+        setattr(self, self._attrs[1], _BinaryClassificationMetrics())
+        EvalMetric.__init__(self, name=name, output_names=output_names, label_names=label_names,
+                            has_global_stats=True)
+
+    def _stats(self):
+        return getattr(self, self._attrs[1])
+
+    def _score(self, use_global):
+        raise NotImplementedError()
+
+    def update(self, labels, preds):
+        labels, preds = check_label_shapes(labels, preds, True)
+        stats = self._stats()
+        for label, pred in zip(labels, preds):
+            stats.update_binary_stats(label, pred)
+        if getattr(self, self._attrs[0]) == "macro":
+            self.sum_metric += self._score(False)
+            self.global_sum_metric += self._score(True)
+            self.num_inst += 1
+            self.global_num_inst += 1
+            stats.reset_stats()
+        else:
+            self.sum_metric = self._score(False) * stats.total_examples
+            self.global_sum_metric = self._score(True) * stats.global_total_examples
+            self.num_inst = stats.total_examples
+            self.global_num_inst = stats.global_total_examples
+
+    def reset(self):
+        super().reset()
+        self._stats().reset_stats()
+
+    def reset_local(self):
+        super().reset_local()
+        self._stats().local_reset_stats()
 
 
 @register
-class F1(EvalMetric):
+class F1(_BinaryMetric):
     """Binary F1 of argmax predictions; 'macro' averages per-update scores, 'micro' pools
     the counts."""
 
     def __init__(self, name="f1", output_names=None, label_names=None, average="macro"):
-        self.average = average
-        self.metrics = _BinaryClassificationMetrics()
-        EvalMetric.__init__(self, name=name, output_names=output_names, label_names=label_names,
-                            has_global_stats=True)
+        super().__init__(name, output_names, label_names, average)
 
-    def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            self.metrics.update_binary_stats(label, pred)
-        if self.average == "macro":
-            self.sum_metric += self.metrics.fscore
-            self.global_sum_metric += self.metrics.global_fscore
-            self.num_inst += 1
-            self.global_num_inst += 1
-            self.metrics.reset_stats()
-        else:
-            self.sum_metric = self.metrics.fscore * self.metrics.total_examples
-            self.global_sum_metric = self.metrics.global_fscore * self.metrics.global_total_examples
-            self.num_inst = self.metrics.total_examples
-            self.global_num_inst = self.metrics.global_total_examples
-
-    def reset(self):
-        self._drop_pending()
-        self.sum_metric = 0.
-        self.num_inst = 0
-        self.global_num_inst = 0
-        self.global_sum_metric = 0.0
-        self.metrics.reset_stats()
-
-    def reset_local(self):
-        self.sum_metric = 0.
-        self.num_inst = 0
-        self.metrics.local_reset_stats()
+    def _score(self, use_global):
+        return self.metrics.global_fscore if use_global else self.metrics.fscore
 
 
 @register
-class MCC(EvalMetric):
+class MCC(_BinaryMetric):
     """Binary Matthews correlation coefficient ('macro' or 'micro' as F1)."""
+    _attrs = ("_average", "_metrics")
+    _zero_count = 0.
 
     def __init__(self, name="mcc", output_names=None, label_names=None, average="macro"):
-        self._average = average
-        self._metrics = _BinaryClassificationMetrics()
-        EvalMetric.__init__(self, name=name, output_names=output_names, label_names=label_names,
-                            has_global_stats=True)
+        super().__init__(name, output_names, label_names, average)
 
-    def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            self._metrics.update_binary_stats(label, pred)
-        if self._average == "macro":
-            self.sum_metric += self._metrics.matthewscc()
-            self.global_sum_metric += self._metrics.matthewscc(use_global=True)
-            self.num_inst += 1
-            self.global_num_inst += 1
-            self._metrics.reset_stats()
-        else:
-            self.sum_metric = self._metrics.matthewscc() * self._metrics.total_examples
-            self.global_sum_metric = self._metrics.matthewscc(use_global=True) * \
-                self._metrics.global_total_examples
-            self.num_inst = self._metrics.total_examples
-            self.global_num_inst = self._metrics.global_total_examples
-
-    def reset(self):
-        self._drop_pending()
-        self.sum_metric = 0.
-        self.num_inst = 0.
-        self.global_sum_metric = 0.
-        self.global_num_inst = 0.
-        self._metrics.reset_stats()
-
-    def reset_local(self):
-        self.sum_metric = 0.
-        self.num_inst = 0.
-        self._metrics.local_reset_stats()
+    def _score(self, use_global):
+        return self._metrics.matthewscc(use_global=use_global)
 
 
 def _perplexity_kernel(label, pred, axis, ignore_label):
@@ -824,11 +739,7 @@ class PearsonCorrelation(EvalMetric):
         self._conv = 0
 
     def reset(self):
-        self._drop_pending()
-        self.num_inst = 0
-        self.sum_metric = 0.0
-        self.global_num_inst = 0
-        self.global_sum_metric = 0.0
+        super().reset()
         if self.average == "micro":
             self.reset_micro()
 
@@ -851,14 +762,9 @@ class PearsonCorrelation(EvalMetric):
             label = label.asnumpy().ravel().astype(numpy.float64)
             pred = pred.asnumpy().ravel().astype(numpy.float64)
             if self.average == "macro":
-                corr = numpy.corrcoef(pred, label)[0, 1]
-                self.sum_metric += corr
-                self.global_sum_metric += corr
-                self.num_inst += 1
-                self.global_num_inst += 1
+                self._add_host(numpy.corrcoef(pred, label)[0, 1], 1)
             else:
-                self.global_num_inst += 1
-                self.num_inst += 1
+                self._add_host_count(1)
                 self._label_nums, self._mean_l, self._sse_l = \
                     self.update_variance(label, self._label_nums, self._mean_l, self._sse_l)
                 self.update_cov(label, pred)
@@ -1003,14 +909,8 @@ class CustomMetric(EvalMetric):
             labels, preds = check_label_shapes(labels, preds, True)
         for pred, label in zip(preds, labels):
             reval = self._feval(label.asnumpy(), pred.asnumpy())
-            if isinstance(reval, tuple):
-                sum_metric, num_inst = reval
-            else:
-                sum_metric, num_inst = reval, 1
-            self.sum_metric += sum_metric
-            self.global_sum_metric += sum_metric
-            self.num_inst += num_inst
-            self.global_num_inst += num_inst
+            sum_metric, num_inst = reval if isinstance(reval, tuple) else (reval, 1)
+            self._add_host(sum_metric, num_inst)
 
     def get_config(self):
         raise NotImplementedError("CustomMetric cannot be serialized")
