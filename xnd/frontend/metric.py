@@ -157,6 +157,13 @@ class EvalMetric:
         self.update(label, pred)
 
     def update(self, labels, preds):
+        """Check the two lists as MXNet does, then ``_update_one(label, pred)`` per pair: a
+        metric is its ``_update_one``."""
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            self._update_one(label, pred)
+
+    def _update_one(self, label, pred):
         raise NotImplementedError()
 
     def reset(self):
@@ -355,24 +362,22 @@ class Accuracy(EvalMetric):
                          has_global_stats=True)
         self.axis = axis
 
-    def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            lv, pv = _pair(label, pred)
-            argmax = tuple(pred.shape) != tuple(label.shape)
-            if argmax and not -pv.ndim <= self.axis < pv.ndim:
-                raise MXNetError("argmax: axis %d is out of range for predictions of shape %s"
-                                 % (self.axis, tuple(pv.shape)))
-            n_pred = pv.size // pv.shape[self.axis] if argmax else pv.size
-            if n_pred != lv.size:
-                raise ValueError("Shape of labels {} does not match shape of "
-                                 "predictions {}".format(lv.size, n_pred))
-            axis = self.axis % pv.ndim if argmax else None
-            if argmax:
-                self._add_sum(_acc_argmax, lv, pv, axis)
-            else:
-                self._add_sum(_acc_same, lv, pv)
-            self._add_host_count(n_pred)
+    def _update_one(self, label, pred):
+        lv, pv = _pair(label, pred)
+        argmax = tuple(pred.shape) != tuple(label.shape)
+        if argmax and not -pv.ndim <= self.axis < pv.ndim:
+            raise MXNetError("argmax: axis %d is out of range for predictions of shape %s"
+                             % (self.axis, tuple(pv.shape)))
+        n_pred = pv.size // pv.shape[self.axis] if argmax else pv.size
+        if n_pred != lv.size:
+            raise ValueError("Shape of labels {} does not match shape of "
+                             "predictions {}".format(lv.size, n_pred))
+        axis = self.axis % pv.ndim if argmax else None
+        if argmax:
+            self._add_sum(_acc_argmax, lv, pv, axis)
+        else:
+            self._add_sum(_acc_same, lv, pv)
+        self._add_host_count(n_pred)
 
 
 @register
@@ -387,23 +392,21 @@ class TopKAccuracy(EvalMetric):
         assert self.top_k > 1, "Please use Accuracy if top_k is no more than 1"
         self.name += "_%d" % self.top_k
 
-    def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred_label in zip(labels, preds):
-            assert len(pred_label.shape) <= 2, "Predictions should be no more than 2 dims"
-            pred_label = numpy.argpartition(pred_label.asnumpy().astype("float32"), -self.top_k)
-            label = label.asnumpy().astype("int32")
-            check_label_shapes(label, pred_label)
-            num_samples = pred_label.shape[0]
-            num_dims = len(pred_label.shape)
-            if num_dims == 1:   # (as MXNet: the global sum is not updated on this path)
-                self.sum_metric += (pred_label.flat == label.flat).sum()
-            elif num_dims == 2:
-                num_classes = pred_label.shape[1]
-                for j in range(min(num_classes, self.top_k)):
-                    self._add_host((pred_label[:, num_classes - 1 - j].flat == label.flat).sum(),
-                                   0)
-            self._add_host_count(num_samples)
+    def _update_one(self, label, pred_label):
+        assert len(pred_label.shape) <= 2, "Predictions should be no more than 2 dims"
+        pred_label = numpy.argpartition(pred_label.asnumpy().astype("float32"), -self.top_k)
+        label = label.asnumpy().astype("int32")
+        check_label_shapes(label, pred_label)
+        num_samples = pred_label.shape[0]
+        num_dims = len(pred_label.shape)
+        if num_dims == 1:   # (as MXNet: the global sum is not updated on this path)
+            self.sum_metric += (pred_label.flat == label.flat).sum()
+        elif num_dims == 2:
+            num_classes = pred_label.shape[1]
+            for j in range(min(num_classes, self.top_k)):
+                self._add_host((pred_label[:, num_classes - 1 - j].flat == label.flat).sum(),
+                               0)
+        self._add_host_count(num_samples)
 
 
 _COUNTS = ("true_positives", "false_positives", "false_negatives", "true_negatives")
@@ -505,10 +508,8 @@ class _BinaryMetric(EvalMetric):
         raise NotImplementedError()
 
     def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
+        super().update(labels, preds)
         stats = self._stats()
-        for label, pred in zip(labels, preds):
-            stats.update_binary_stats(label, pred)
         if getattr(self, self._attrs[0]) == "macro":
             self.sum_metric += self._score(False)
             self.global_sum_metric += self._score(True)
@@ -520,6 +521,9 @@ class _BinaryMetric(EvalMetric):
             self.global_sum_metric = self._score(True) * stats.global_total_examples
             self.num_inst = stats.total_examples
             self.global_num_inst = stats.global_total_examples
+
+    def _update_one(self, label, pred):
+        self._stats().update_binary_stats(label, pred)
 
     def reset(self):
         super().reset()
@@ -635,15 +639,13 @@ class _Regression(EvalMetric):
         super().__init__(name, output_names=output_names, label_names=label_names,
                          has_global_stats=True)
 
-    def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            lv, pv = _pair(label, pred)
-            if lv.dtype != pv.dtype:
-                dt = jnp.promote_types(lv.dtype, pv.dtype)
-                lv, pv = lv.astype(dt), pv.astype(dt)
-            self._add_sum(type(self)._kernel, lv, pv)
-            self._add_host_count(1)
+    def _update_one(self, label, pred):
+        lv, pv = _pair(label, pred)
+        if lv.dtype != pv.dtype:
+            dt = jnp.promote_types(lv.dtype, pv.dtype)
+            lv, pv = lv.astype(dt), pv.astype(dt)
+        self._add_sum(type(self)._kernel, lv, pv)
+        self._add_host_count(1)
 
 
 @register
@@ -689,13 +691,11 @@ class _LogLoss(EvalMetric):
                          has_global_stats=True)
         self.eps = eps
 
-    def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            n = label.size
-            assert n == pred.shape[0], (n, pred.shape[0])
-            self._add_sum(_nll, *_pair(label, pred), jnp.asarray(self.eps))
-            self._add_host_count(n)
+    def _update_one(self, label, pred):
+        n = label.size
+        assert n == pred.shape[0], (n, pred.shape[0])
+        self._add_sum(_nll, *_pair(label, pred), jnp.asarray(self.eps))
+        self._add_host_count(n)
 
 
 @register
@@ -755,21 +755,19 @@ class PearsonCorrelation(EvalMetric):
     def update_cov(self, label, pred):
         self._conv = self._conv + numpy.sum((label - self._mean_l) * (pred - self._mean_p))
 
-    def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            check_label_shapes(label, pred, False, True)
-            label = label.asnumpy().ravel().astype(numpy.float64)
-            pred = pred.asnumpy().ravel().astype(numpy.float64)
-            if self.average == "macro":
-                self._add_host(numpy.corrcoef(pred, label)[0, 1], 1)
-            else:
-                self._add_host_count(1)
-                self._label_nums, self._mean_l, self._sse_l = \
-                    self.update_variance(label, self._label_nums, self._mean_l, self._sse_l)
-                self.update_cov(label, pred)
-                self._pred_nums, self._mean_p, self._sse_p = \
-                    self.update_variance(pred, self._pred_nums, self._mean_p, self._sse_p)
+    def _update_one(self, label, pred):
+        check_label_shapes(label, pred, False, True)
+        label = label.asnumpy().ravel().astype(numpy.float64)
+        pred = pred.asnumpy().ravel().astype(numpy.float64)
+        if self.average == "macro":
+            self._add_host(numpy.corrcoef(pred, label)[0, 1], 1)
+        else:
+            self._add_host_count(1)
+            self._label_nums, self._mean_l, self._sse_l = \
+                self.update_variance(label, self._label_nums, self._mean_l, self._sse_l)
+            self.update_cov(label, pred)
+            self._pred_nums, self._mean_p, self._sse_p = \
+                self.update_variance(pred, self._pred_nums, self._mean_p, self._sse_p)
 
     def get(self):
         if self.num_inst == 0:
@@ -810,24 +808,25 @@ class PCC(EvalMetric):
         return cov_xy / (cov_xx * cov_yy) ** 0.5
 
     def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            label = label.astype("int32", copy=False).asnumpy()
-            pred = pred.asnumpy()
-            if pred.shape != label.shape:
-                pred = pred.argmax(axis=1)
-            else:
-                pred = pred.astype("int32", copy=False)
-            n = max(pred.max(), label.max())
-            if n >= self.k:
-                self._grow(n + 1 - self.k)
-            bcm = numpy.zeros((self.k, self.k))
-            for i, j in zip(pred, label):
-                bcm[i, j] += 1
-            self.lcm += bcm
-            self.gcm += bcm
+        super().update(labels, preds)
         self.num_inst += 1
         self.global_num_inst += 1
+
+    def _update_one(self, label, pred):
+        label = label.astype("int32", copy=False).asnumpy()
+        pred = pred.asnumpy()
+        if pred.shape != label.shape:
+            pred = pred.argmax(axis=1)
+        else:
+            pred = pred.astype("int32", copy=False)
+        n = max(pred.max(), label.max())
+        if n >= self.k:
+            self._grow(n + 1 - self.k)
+        bcm = numpy.zeros((self.k, self.k))
+        for i, j in zip(pred, label):
+            bcm[i, j] += 1
+        self.lcm += bcm
+        self.gcm += bcm
 
     @property
     def sum_metric(self):
