@@ -22,6 +22,15 @@ def _shortcut_v1(channels, stride, in_channels):
 
 
 class _ResidualV1(HybridBlock):
+    """A post-activation block: ``relu(body(x) + shortcut(x))``; the subclass names the
+    body's layers (``_layers``, made inside ``body``'s scope) and the order of the sum."""
+
+    def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
+        super().__init__(**kwargs)
+        self.body = nn.HybridSequential(prefix="")
+        self.body.add(*self._layers(channels, stride, in_channels))
+        self.downsample = _shortcut_v1(channels, stride, in_channels) if downsample else None
+
     def hybrid_forward(self, F, x):
         residual = self.downsample(x) if self.downsample else x
         return F.Activation(self._combine(residual, self.body(x)), act_type="relu")
@@ -30,12 +39,10 @@ class _ResidualV1(HybridBlock):
 class BasicBlockV1(_ResidualV1):
     """Two 3x3 convolutions (ResNet-18/34), post-activation."""
 
-    def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
-        super().__init__(**kwargs)
-        self.body = nn.HybridSequential(prefix="")
-        self.body.add(_conv3x3(channels, stride, in_channels), nn.BatchNorm(),
-                      nn.Activation("relu"), _conv3x3(channels, 1, channels), nn.BatchNorm())
-        self.downsample = _shortcut_v1(channels, stride, in_channels) if downsample else None
+    @staticmethod
+    def _layers(channels, stride, in_channels):
+        return (_conv3x3(channels, stride, in_channels), nn.BatchNorm(), nn.Activation("relu"),
+                _conv3x3(channels, 1, channels), nn.BatchNorm())
 
     @staticmethod
     def _combine(residual, x):
@@ -45,30 +52,25 @@ class BasicBlockV1(_ResidualV1):
 class BottleneckV1(_ResidualV1):
     """1x1 / 3x3 / 1x1 bottleneck (ResNet-50/101/152), post-activation."""
 
-    def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
-        super().__init__(**kwargs)
+    @staticmethod
+    def _layers(channels, stride, in_channels):
         mid = channels // 4
-        self.body = nn.HybridSequential(prefix="")
-        self.body.add(nn.Conv2D(mid, kernel_size=1, strides=stride), nn.BatchNorm(),
-                      nn.Activation("relu"), _conv3x3(mid, 1, mid), nn.BatchNorm(),
-                      nn.Activation("relu"), nn.Conv2D(channels, kernel_size=1, strides=1),
-                      nn.BatchNorm())
-        self.downsample = _shortcut_v1(channels, stride, in_channels) if downsample else None
+        return (nn.Conv2D(mid, kernel_size=1, strides=stride), nn.BatchNorm(),
+                nn.Activation("relu"), _conv3x3(mid, 1, mid), nn.BatchNorm(),
+                nn.Activation("relu"), nn.Conv2D(channels, kernel_size=1, strides=1),
+                nn.BatchNorm())
 
     @staticmethod
     def _combine(residual, x):
         return x + residual
 
 
-class BasicBlockV2(HybridBlock):
-    """Pre-activation basic block."""
+class _ResidualV2(HybridBlock):
+    """A pre-activation block of ``_depth`` (bn_k, conv_k) pairs: relu(bn1(x)) feeds the
+    shortcut (when it downsamples) and conv1; each conv_k's output goes through
+    relu(bn_{k+1}); the last conv's output plus the shortcut is the block's output."""
 
-    def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
-        super().__init__(**kwargs)
-        self.bn1 = nn.BatchNorm()
-        self.conv1 = _conv3x3(channels, stride, in_channels)
-        self.bn2 = nn.BatchNorm()
-        self.conv2 = _conv3x3(channels, 1, channels)
+    def _shortcut(self, channels, stride, downsample, in_channels):
         self.downsample = nn.Conv2D(channels, 1, stride, use_bias=False,
                                     in_channels=in_channels) if downsample else None
 
@@ -77,12 +79,28 @@ class BasicBlockV2(HybridBlock):
         x = F.Activation(self.bn1(x), act_type="relu")
         if self.downsample:
             residual = self.downsample(x)
-        x = F.Activation(self.bn2(self.conv1(x)), act_type="relu")
-        return self.conv2(x) + residual
+        for k in range(2, self._depth + 1):
+            x = F.Activation(getattr(self, f"bn{k}")(getattr(self, f"conv{k - 1}")(x)),
+                             act_type="relu")
+        return getattr(self, f"conv{self._depth}")(x) + residual
 
 
-class BottleneckV2(HybridBlock):
+class BasicBlockV2(_ResidualV2):
+    """Pre-activation basic block."""
+    _depth = 2
+
+    def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
+        super().__init__(**kwargs)
+        self.bn1 = nn.BatchNorm()
+        self.conv1 = _conv3x3(channels, stride, in_channels)
+        self.bn2 = nn.BatchNorm()
+        self.conv2 = _conv3x3(channels, 1, channels)
+        self._shortcut(channels, stride, downsample, in_channels)
+
+
+class BottleneckV2(_ResidualV2):
     """Pre-activation bottleneck block."""
+    _depth = 3
 
     def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
         super().__init__(**kwargs)
@@ -93,17 +111,7 @@ class BottleneckV2(HybridBlock):
         self.conv2 = _conv3x3(mid, stride, mid)
         self.bn3 = nn.BatchNorm()
         self.conv3 = nn.Conv2D(channels, kernel_size=1, strides=1, use_bias=False)
-        self.downsample = nn.Conv2D(channels, 1, stride, use_bias=False,
-                                    in_channels=in_channels) if downsample else None
-
-    def hybrid_forward(self, F, x):
-        residual = x
-        x = F.Activation(self.bn1(x), act_type="relu")
-        if self.downsample:
-            residual = self.downsample(x)
-        x = F.Activation(self.bn2(self.conv1(x)), act_type="relu")
-        x = F.Activation(self.bn3(self.conv2(x)), act_type="relu")
-        return self.conv3(x) + residual
+        self._shortcut(channels, stride, downsample, in_channels)
 
 
 def _stage(block, layers, channels, stride, stage_index, in_channels):
