@@ -1,4 +1,5 @@
-"""Backward: the part of the tape reachable from the heads as ONE jitted call.
+"""mx.autograd's backward (MXNet does it in C++, Imperative::Backward): the part of the tape
+reachable from the heads as ONE jitted call.
 
 ``run()`` walks the tape from the heads, turns the reachable nodes into a
 *plan* -- a hashable tuple of (node kind, input references) in topological

@@ -1,4 +1,4 @@
-"""autograd.Function: user-defined forward/backward on NDArrays.
+"""mx.autograd.Function: user-defined forward/backward on NDArrays.
 
 ``forward`` runs eagerly with recording off (as in MXNet); when recording, the
 call becomes one tape node whose outputs are the values forward returned.

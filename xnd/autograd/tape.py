@@ -1,4 +1,5 @@
-"""The tape: what ``record()`` writes while operators run eagerly.
+"""mx.autograd's tape (MXNet's Imperative::RecordOp): what ``record()`` writes while
+operators run eagerly.
 
 Every NDArray that takes part in a recorded computation carries an *entry* in
 its ``_ag`` slot: ``(node, output index)``. Nodes are

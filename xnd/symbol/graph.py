@@ -1,4 +1,5 @@
-"""The graph under a Symbol: ``Node``s and the passes over them.
+"""The graph under a Symbol (xnd's own; MXNet keeps it in C++ nnvm): ``Node``s and the
+passes over them.
 
 A graph is made of ``Node``s: an op node holds a registry ``Op``, its attributes as MXNet
 writes them (strings, parsed on demand) and its input entries ``(node, output_index)``; a

@@ -1,4 +1,5 @@
-"""Shape and dtype inference over a graph.
+"""Shape and dtype inference over a graph (``Symbol.infer_shape``/``infer_type``, MXNet's
+nnvm InferShape/InferType passes).
 
 Output shapes come from ``jax.eval_shape`` of each op's own function, so there
 is no second implementation to drift. The only per-op knowledge is the

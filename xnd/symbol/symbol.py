@@ -1,4 +1,5 @@
-"""The Symbol: a DAG of registry operators with MXNet's naming rules.
+"""mx.sym.Symbol (MXNet's ``mxnet.symbol.symbol``): a DAG of registry operators with MXNet's
+naming rules.
 
 A Symbol is a list of output entries ``(node, output_index)`` of a graph of
 ``Node``s (graph.py). Its methods reach the modules that read and run graphs

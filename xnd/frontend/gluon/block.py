@@ -1,4 +1,4 @@
-"""Gluon blocks: Block, HybridBlock, SymbolBlock (MXNet 1.9.1 naming and behaviour).
+"""mx.gluon.block: Block, HybridBlock, SymbolBlock (MXNet 1.9.1 naming and behaviour).
 
 Hybridization: ``hybrid_forward(F, ...)`` is traced once with ``F = mx.sym``
 into a Symbol (MXNet's node names, so ``export`` writes files MXNet loads);

@@ -1,4 +1,4 @@
-"""Activation layers (gluon.nn.Activation, LeakyReLU, PReLU, ELU, SELU, Swish, GELU)."""
+"""mx.gluon.nn.activations: the activation layers (Activation, LeakyReLU, PReLU, ELU, SELU, Swish, GELU)."""
 from ..block import HybridBlock
 
 __all__ = ["Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "Swish", "GELU"]

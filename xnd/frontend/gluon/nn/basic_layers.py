@@ -1,4 +1,5 @@
-"""Basic layers: containers, Dense, Dropout, normalization, Embedding, Flatten, lambdas."""
+"""mx.gluon.nn.basic_layers: containers, Dense, Dropout, normalization, Embedding, Flatten,
+lambdas."""
 import warnings
 
 import numpy as np

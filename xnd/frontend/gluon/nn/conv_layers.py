@@ -1,4 +1,4 @@
-"""Convolution, transposed convolution, pooling and padding layers (gluon.nn)."""
+"""mx.gluon.nn.conv_layers: convolution, transposed convolution, pooling and padding layers."""
 import numbers
 
 from ..block import HybridBlock
