@@ -1,4 +1,5 @@
-"""mx.gluon.nn.activations: the activation layers (Activation, LeakyReLU, PReLU, ELU, SELU, Swish, GELU)."""
+"""mx.gluon.nn.activations: the activation layers (Activation, LeakyReLU, PReLU, ELU, SELU,
+Swish, GELU)."""
 from ..block import HybridBlock
 
 __all__ = ["Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "Swish", "GELU"]
