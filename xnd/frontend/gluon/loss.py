@@ -198,8 +198,9 @@ class HuberLoss(Loss):
         return self._weighted_mean(F, loss, sample_weight)
 
 
-class HingeLoss(Loss):
-    """``max(0, margin - pred * label)`` (labels -1/1)."""
+class _Hinge(Loss):
+    """HingeLoss and SquaredHingeLoss: ``max(0, margin - pred * label)``, squared or not."""
+    _squared = False
 
     def __init__(self, margin=1, weight=None, batch_axis=0, **kwargs):
         super().__init__(weight, batch_axis, **kwargs)
@@ -208,20 +209,18 @@ class HingeLoss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = _reshape_like(F, label, pred)
         loss = F.relu(self._margin - pred * label)
+        if self._squared:
+            loss = F.square(loss)
         return self._weighted_mean(F, loss, sample_weight)
 
 
-class SquaredHingeLoss(Loss):
+class HingeLoss(_Hinge):
+    """``max(0, margin - pred * label)`` (labels -1/1)."""
+
+
+class SquaredHingeLoss(_Hinge):
     """``max(0, margin - pred * label)^2``."""
-
-    def __init__(self, margin=1, weight=None, batch_axis=0, **kwargs):
-        super().__init__(weight, batch_axis, **kwargs)
-        self._margin = margin
-
-    def hybrid_forward(self, F, pred, label, sample_weight=None):
-        label = _reshape_like(F, label, pred)
-        loss = F.square(F.relu(self._margin - pred * label))
-        return self._weighted_mean(F, loss, sample_weight)
+    _squared = True
 
 
 class LogisticLoss(Loss):
