@@ -190,22 +190,22 @@ class EvalMetric:
         return self.get()
 
     def get_name_value(self):
-        name, value = self.get()
-        if not isinstance(name, list):
-            name = [name]
-        if not isinstance(value, list):
-            value = [value]
-        return list(zip(name, value))
+        return _name_value(self.get())
 
     def get_global_name_value(self):
         if self._has_global_stats:
-            name, value = self.get_global()
-            if not isinstance(name, list):
-                name = [name]
-            if not isinstance(value, list):
-                value = [value]
-            return list(zip(name, value))
+            return _name_value(self.get_global())
         return self.get_name_value()
+
+
+def _name_value(pair):
+    """[(name, value), ...] from get()'s pair of a name and a value (or of lists of them)."""
+    name, value = pair
+    if not isinstance(name, list):
+        name = [name]
+    if not isinstance(value, list):
+        value = [value]
+    return list(zip(name, value))
 
 
 @jax.jit
