@@ -208,18 +208,12 @@ def _global_pool_class(name, nd, pool_type):
                                     "__doc__": f"Global {nd}-D {pool_type} pooling."})
 
 
-MaxPool1D = _pool_class("MaxPool1D", 1, "max")
-MaxPool2D = _pool_class("MaxPool2D", 2, "max")
-MaxPool3D = _pool_class("MaxPool3D", 3, "max")
-AvgPool1D = _pool_class("AvgPool1D", 1, "avg")
-AvgPool2D = _pool_class("AvgPool2D", 2, "avg")
-AvgPool3D = _pool_class("AvgPool3D", 3, "avg")
-GlobalMaxPool1D = _global_pool_class("GlobalMaxPool1D", 1, "max")
-GlobalMaxPool2D = _global_pool_class("GlobalMaxPool2D", 2, "max")
-GlobalMaxPool3D = _global_pool_class("GlobalMaxPool3D", 3, "max")
-GlobalAvgPool1D = _global_pool_class("GlobalAvgPool1D", 1, "avg")
-GlobalAvgPool2D = _global_pool_class("GlobalAvgPool2D", 2, "avg")
-GlobalAvgPool3D = _global_pool_class("GlobalAvgPool3D", 3, "avg")
+MaxPool1D, MaxPool2D, MaxPool3D = (_pool_class(f"MaxPool{n}D", n, "max") for n in (1, 2, 3))
+AvgPool1D, AvgPool2D, AvgPool3D = (_pool_class(f"AvgPool{n}D", n, "avg") for n in (1, 2, 3))
+GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPool3D = (
+    _global_pool_class(f"GlobalMaxPool{n}D", n, "max") for n in (1, 2, 3))
+GlobalAvgPool1D, GlobalAvgPool2D, GlobalAvgPool3D = (
+    _global_pool_class(f"GlobalAvgPool{n}D", n, "avg") for n in (1, 2, 3))
 
 
 class ReflectionPad2D(HybridBlock):
