@@ -2,24 +2,25 @@
 
 - optimizer.py: the ``Optimizer`` base class (hyper-parameters, lr/wd multipliers, update
   counts), ``register``/``create`` and the pure fused ``step`` every optimizer shares;
-- sgd.py: SGD, ccSGD, NAG, Signum, LARS, DCASGD, SGLD, LBSGD;
-- adaptive.py: Adam, Adamax, Nadam, LAMB, FTML, AdaGrad, AdaDelta, RMSProp, Ftrl, Test;
+- _sgd.py: SGD, ccSGD, NAG, Signum, LARS, DCASGD, SGLD, LBSGD;
+- _adaptive.py: Adam, Adamax, Nadam, LAMB, FTML, AdaGrad, AdaDelta, RMSProp, Ftrl, Test;
 - contrib.py: mx.optimizer.contrib (GroupAdaGrad);
-- updater.py: ``Updater``/``get_updater`` and the optimizer-states file format.
+- _updater.py: ``Updater``/``get_updater`` and the optimizer-states file format.
 
 Each rule with an MXNet update operator is that operator (xnd/lowering/optimizer_ops.py). To
-add an optimizer: subclass Optimizer, decorate it with ``@register``, give it
-``create_state`` and a ``_rule`` that calls its operator (or, for a Python rule, computes
-the update on jax arrays with ``_python_rule = True``), and list the attributes the rule
-reads in ``_static_attrs``.
+add an optimizer: subclass Optimizer, decorate it with ``@register``, give it its states
+(``_zero_states = n`` zero arrays, or a ``create_state``) and a ``_rule`` that calls its
+operator (or, for a Python rule, computes the update on jax arrays with ``_python_rule =
+True``), and list the attributes the rule reads in ``_static_attrs``. The submodules with a
+leading underscore are xnd's own files; ``optimizer`` and ``contrib`` are MXNet's names.
 """
 from . import contrib, optimizer
-from .adaptive import (FTML, LAMB, AdaDelta, AdaGrad, Adam, Adamax, Ftrl, Nadam, RMSProp,
-                       Test)
+from ._adaptive import (FTML, LAMB, AdaDelta, AdaGrad, Adam, Adamax, Ftrl, Nadam, RMSProp,
+                        Test)
 from .contrib import GroupAdaGrad
 from .optimizer import _SHARED_JIT, Optimizer, create, register  # noqa: F401 (tests read it)
-from .sgd import DCASGD, LARS, LBSGD, NAG, SGD, SGLD, Signum, ccSGD
-from .updater import Updater, get_updater
+from ._sgd import DCASGD, LARS, LBSGD, NAG, SGD, SGLD, Signum, ccSGD
+from ._updater import Updater, get_updater
 
 __all__ = ["AdaDelta", "AdaGrad", "Adam", "Adamax", "DCASGD", "FTML", "Ftrl", "LARS", "LAMB",
            "NAG", "Nadam", "Optimizer", "RMSProp", "SGD", "SGLD", "Signum", "Test", "Updater",

@@ -2,36 +2,36 @@
 learning rate per row of a 2-D weight, as MXNet's Python rule computes it."""
 import jax.numpy as jnp
 
-from .. import ndarray as nd
-from .optimizer import Optimizer, _py_scalar, _PyClip, register
+from ._adaptive import _SquaredHistory
+from .optimizer import register
 
 __all__ = ["GroupAdaGrad"]
 
 
 @register
-class GroupAdaGrad(_PyClip, Optimizer):
+class GroupAdaGrad(_SquaredHistory):
     """AdaGrad with one learning rate per row of a 2-D weight (mx.optimizer.contrib)::
 
         g = clip(grad * rescale_grad);  history += mean(g**2, axis=1, keepdims=True)
         weight -= lr * g / sqrt(history + eps)
     """
-    _python_rule = True
-    _static_attrs = ("float_stable_eps",)
 
     def __init__(self, eps=1e-5, **kwargs):
-        super().__init__(**kwargs)
-        self.float_stable_eps = eps
+        super().__init__(eps, **kwargs)
 
-    def create_state(self, index, weight):
-        assert len(weight.shape) == 2
-        return nd.zeros((weight.shape[0], 1), weight.context)
+    @staticmethod
+    def _history_shape(shape):
+        assert len(shape) == 2
+        return (shape[0], 1)
+
+    @staticmethod
+    def _square(g):
+        return jnp.mean(jnp.square(g), axis=1, keepdims=True)
 
     def _extra(self, index, lr, wd):
         assert wd == 0, "Weight decay is not supported for GroupAdaGrad"
         return {}
 
     def _rule(self, w, g, s, lr, wd, ex):
-        dt = w.dtype
-        g = self._pclip(g * _py_scalar(ex["rescale_grad"], dt), dt)
-        hist = s + jnp.mean(jnp.square(g), axis=1, keepdims=True).astype(s.dtype)
-        return w - lr * g / jnp.sqrt(hist + _py_scalar(self.float_stable_eps, hist.dtype)), hist
+        g, hist, eps = self._history(g, s, ex)
+        return w - lr * g / jnp.sqrt(hist + eps), hist

@@ -1,5 +1,5 @@
 """mx.optimizer.Optimizer: the base class, the registry and the pure fused step that
-every optimizer (sgd.py, adaptive.py, contrib.py) shares (MXNet's optimizer/optimizer.py).
+every optimizer (_sgd.py, _adaptive.py, contrib.py) shares (MXNet's optimizer/optimizer.py).
 
 One truth per rule
 ------------------
@@ -26,7 +26,7 @@ counts, a PRNG key for SGLD). ``step`` reads the hyper-parameters (momentum,
 betas, clip_gradient, ...) at trace time: jit it through ``opt.jitted_step()``,
 which caches one compiled function per ``opt.static_key()`` (optionally with
 donated weight and state buffers). ``update``/``update_multi_precision`` and
-``Updater`` (updater.py) run the same ``step`` on NDArrays and write the results back in
+``Updater`` (_updater.py) run the same ``step`` on NDArrays and write the results back in
 place.
 """
 import copy
@@ -159,6 +159,10 @@ class Optimizer:
             return Optimizer.opt_registry[key](**kwargs)
         raise ValueError("Cannot find optimizer %s. Registered optimizers: %s"
                          % (name, ", ".join(sorted(Optimizer.opt_registry))))
+
+    def _hyper(self, **values):
+        """Keep the rule's hyper-parameters as attributes, under MXNet's names."""
+        vars(self).update(values)
 
     # ---- learning rate, multipliers, counts -------------------------------------------------
     @property

@@ -34,10 +34,7 @@ class Adam(_KernelClip, Optimizer):
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  lazy_update=True, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta1 = beta1
-        self.beta2 = beta2
-        self.epsilon = epsilon
-        self.lazy_update = lazy_update
+        self._hyper(beta1=beta1, beta2=beta2, epsilon=epsilon, lazy_update=lazy_update)
 
     def _extra(self, index, lr, wd):
         t = self._index_update_count[index]
@@ -95,10 +92,7 @@ class Nadam(_PyClip, Optimizer):
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  schedule_decay=0.004, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta1 = beta1
-        self.beta2 = beta2
-        self.epsilon = epsilon
-        self.schedule_decay = schedule_decay
+        self._hyper(beta1=beta1, beta2=beta2, epsilon=epsilon, schedule_decay=schedule_decay)
         self.m_schedule = 1.
 
     def _extra(self, index, lr, wd):
@@ -140,12 +134,8 @@ class LAMB(_KernelClip, Optimizer):
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
                  lower_bound=None, upper_bound=None, bias_correction=True, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta1 = beta1
-        self.beta2 = beta2
-        self.epsilon = epsilon
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
-        self.bias_correction = bias_correction
+        self._hyper(beta1=beta1, beta2=beta2, epsilon=epsilon, lower_bound=lower_bound,
+                    upper_bound=upper_bound, bias_correction=bias_correction)
         self.aggregate_num = max(1, min(45, int(os.getenv("MXNET_OPTIMIZER_AGGREGATION_SIZE",
                                                           "45"))))
 
@@ -199,29 +189,42 @@ class FTML(_KernelClip, Optimizer):
         return w, (d, v, z)
 
 
+class _SquaredHistory(_PyClip, Optimizer):
+    """AdaGrad and contrib.GroupAdaGrad (MXNet's Python rules): a float32 history of squared
+    gradients (``_square``, of shape ``_history_shape``), ``eps`` kept as ``float_stable_eps``."""
+    _python_rule = True
+    _static_attrs = ("float_stable_eps",)
+
+    def __init__(self, eps, **kwargs):
+        super().__init__(**kwargs)
+        self.float_stable_eps = eps
+
+    def create_state(self, index, weight):
+        return nd.zeros(self._history_shape(weight.shape), weight.context)
+
+    def _history(self, g, s, ex):
+        """clip(grad * rescale_grad) and the history with its square added; eps in its dtype."""
+        g = self._pclip(g * _py_scalar(ex["rescale_grad"], g.dtype), g.dtype)
+        hist = s + self._square(g).astype(s.dtype)
+        return g, hist, _py_scalar(self.float_stable_eps, hist.dtype)
+
+
 @register
-class AdaGrad(_PyClip, Optimizer):
+class AdaGrad(_SquaredHistory):
     """AdaGrad (MXNet's Python rule; history is float32)::
 
         g = clip(grad * rescale_grad);  history += g**2
         weight += (g / sqrt(history + eps) + weight * wd) * -lr
     """
-    _python_rule = True
-    _static_attrs = ("float_stable_eps",)
+    _history_shape = staticmethod(lambda shape: shape)
+    _square = staticmethod(jnp.square)
 
     def __init__(self, eps=1e-7, **kwargs):
-        super().__init__(**kwargs)
-        self.float_stable_eps = eps
-
-    def create_state(self, index, weight):
-        return nd.zeros(weight.shape, weight.context)
+        super().__init__(eps, **kwargs)
 
     def _rule(self, w, g, s, lr, wd, ex):
-        dt = w.dtype
-        g = self._pclip(g * _py_scalar(ex["rescale_grad"], dt), dt)
-        hist = s + jnp.square(g).astype(s.dtype)
-        div = g / jnp.sqrt(hist + _py_scalar(self.float_stable_eps, hist.dtype))
-        return w + (div + w * wd) * -lr, hist
+        g, hist, eps = self._history(g, s, ex)
+        return w + (g / jnp.sqrt(hist + eps) + w * wd) * -lr, hist
 
 
 @register
@@ -281,11 +284,8 @@ class RMSProp(_KernelClip, Optimizer):
     def __init__(self, learning_rate=0.001, gamma1=0.9, gamma2=0.9, epsilon=1e-8,
                  centered=False, clip_weights=None, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
-        self.gamma1 = gamma1
-        self.gamma2 = gamma2
-        self.centered = centered
-        self.epsilon = epsilon
-        self.clip_weights = clip_weights
+        self._hyper(gamma1=gamma1, gamma2=gamma2, centered=centered, epsilon=epsilon,
+                    clip_weights=clip_weights)
 
     def create_state(self, index, weight):
         return _zeros(weight, 3 if self.centered else 1, f32=True)
