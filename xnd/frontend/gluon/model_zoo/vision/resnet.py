@@ -124,6 +124,19 @@ def _stage(block, layers, channels, stride, stage_index, in_channels):
     return stage
 
 
+def _stem_and_stages(features, block, layers, channels, thumbnail):
+    """What ResNet V1 and V2 share: the stem (one 3x3 convolution for thumbnails, else
+    7x7/2 convolution, BatchNorm, relu, 3x3/2 max pooling), then one stage per entry of
+    `layers` (stride 1 for the first, 2 after)."""
+    if thumbnail:
+        features.add(_conv3x3(channels[0], 1, 0))
+    else:
+        features.add(nn.Conv2D(channels[0], 7, 2, 3, use_bias=False),
+                     nn.BatchNorm(), nn.Activation("relu"), nn.MaxPool2D(3, 2, 1))
+    for i, n in enumerate(layers):
+        features.add(_stage(block, n, channels[i + 1], 1 if i == 0 else 2, i + 1, channels[i]))
+
+
 class ResNetV1(Head):
     """ResNet V1: ``block`` in ``layers`` stages of ``channels``."""
 
@@ -132,14 +145,7 @@ class ResNetV1(Head):
         assert len(layers) == len(channels) - 1
         with self.name_scope():
             self.features = nn.HybridSequential(prefix="")
-            if thumbnail:
-                self.features.add(_conv3x3(channels[0], 1, 0))
-            else:
-                self.features.add(nn.Conv2D(channels[0], 7, 2, 3, use_bias=False),
-                                  nn.BatchNorm(), nn.Activation("relu"), nn.MaxPool2D(3, 2, 1))
-            for i, n in enumerate(layers):
-                self.features.add(_stage(block, n, channels[i + 1], 1 if i == 0 else 2, i + 1,
-                                         channels[i]))
+            _stem_and_stages(self.features, block, layers, channels, thumbnail)
             self.features.add(nn.GlobalAvgPool2D())
             self.output = nn.Dense(classes, in_units=channels[-1])
 
@@ -153,19 +159,10 @@ class ResNetV2(Head):
         with self.name_scope():
             self.features = nn.HybridSequential(prefix="")
             self.features.add(nn.BatchNorm(scale=False, center=False))
-            if thumbnail:
-                self.features.add(_conv3x3(channels[0], 1, 0))
-            else:
-                self.features.add(nn.Conv2D(channels[0], 7, 2, 3, use_bias=False),
-                                  nn.BatchNorm(), nn.Activation("relu"), nn.MaxPool2D(3, 2, 1))
-            in_channels = channels[0]
-            for i, n in enumerate(layers):
-                self.features.add(_stage(block, n, channels[i + 1], 1 if i == 0 else 2, i + 1,
-                                         in_channels))
-                in_channels = channels[i + 1]
+            _stem_and_stages(self.features, block, layers, channels, thumbnail)
             self.features.add(nn.BatchNorm(), nn.Activation("relu"), nn.GlobalAvgPool2D(),
                               nn.Flatten())
-            self.output = nn.Dense(classes, in_units=in_channels)
+            self.output = nn.Dense(classes, in_units=channels[-1])
 
 
 resnet_spec = {18: ("basic_block", [2, 2, 2, 2], [64, 64, 128, 256, 512]),
