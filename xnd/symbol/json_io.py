@@ -116,16 +116,22 @@ def _entry(e, n_nodes, what):
     return nid, out, _index(e[2], f"{what} version") if len(e) > 2 else 0
 
 
+def _check_fields(d, required, known, where, unknown_what, expected=""):
+    """dmlc::JSONReader's checks of one object: every required field, no unknown one."""
+    missing = next((k for k in required if k not in d), None)
+    if missing is not None:
+        raise _bad(f'{where}Missing field "{missing}"')
+    unknown = sorted(set(d) - known)
+    if unknown:
+        raise _bad(f"{where}{unknown_what} {unknown}{expected}")
+
+
 def _check_doc(doc):
     """The checks MXNet's JSON reader makes (dmlc::JSONReader's missing/unknown fields)."""
     if not isinstance(doc, dict):
         raise _bad(f"the top level must be an object, got {type(doc).__name__}")
-    for k in ("nodes", "arg_nodes", "heads"):
-        if k not in doc:
-            raise _bad(f'Missing field "{k}"')
-    unknown = sorted(set(doc) - _TOP_KEYS)
-    if unknown:
-        raise _bad(f"unknown top-level field(s) {unknown}; expected {sorted(_TOP_KEYS)}")
+    _check_fields(doc, ("nodes", "arg_nodes", "heads"), _TOP_KEYS, "",
+                  "unknown top-level field(s)", f"; expected {sorted(_TOP_KEYS)}")
     for k in ("nodes", "arg_nodes", "heads"):
         if not isinstance(doc[k], list):
             raise _bad(f'"{k}" must be a list, got {type(doc[k]).__name__}')
@@ -150,12 +156,7 @@ def read_json(json_str):
     for k, d in enumerate(doc["nodes"]):
         if not isinstance(d, dict):
             raise _bad(f"node {k} must be an object, got {type(d).__name__}")
-        for key in ("op", "name", "inputs"):
-            if key not in d:
-                raise _bad(f'node {k}: Missing field "{key}"')
-        unknown = sorted(set(d) - _NODE_KEYS)
-        if unknown:
-            raise _bad(f"node {k}: unknown field(s) {unknown}")
+        _check_fields(d, ("op", "name", "inputs"), _NODE_KEYS, f"node {k}: ", "unknown field(s)")
         op_name, name = d["op"], d["name"]
         if not isinstance(op_name, str) or not isinstance(name, str) \
                 or not isinstance(d["inputs"], list):
