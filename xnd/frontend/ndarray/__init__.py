@@ -15,7 +15,6 @@ import types
 import jax
 import numpy as _np  # not `np`: mx.nd.np is the numpy face (numpy_extension sets it)
 
-from ... import ndarray  # mx.nd.ndarray: the NDArray class module
 from ... import serialization
 from ...base import MXNetError
 from ...context import Context, current_context
@@ -26,6 +25,10 @@ from ...ndarray import NDArray, invoke, waitall  # noqa: F401
 from ...ndarray import check_kwargs, op_function
 from .. import random  # noqa: F401  (mx.nd.random is mx.random)
 from . import linalg  # noqa: F401
+
+# mx.nd.ndarray: the NDArray class module (xnd/ndarray.py); by module, not by the name
+# `xnd.ndarray`, which xnd/__init__ rebinds to this namespace (mx.ndarray is mx.nd)
+ndarray = sys.modules[NDArray.__module__]
 _SCALARS = (numbers.Number, _np.bool_)
 
 
