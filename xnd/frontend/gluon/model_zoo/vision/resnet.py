@@ -137,32 +137,43 @@ def _stem_and_stages(features, block, layers, channels, thumbnail):
         features.add(_stage(block, n, channels[i + 1], 1 if i == 0 else 2, i + 1, channels[i]))
 
 
-class ResNetV1(Head):
+class _ResNet(Head):
+    """ResNet V1 and V2: ``features`` (what comes ``_before`` the stem, the stem and stages,
+    what comes ``_after``), then a Dense ``output``."""
+
+    def __init__(self, block, layers, channels, classes=1000, thumbnail=False, **kwargs):
+        super().__init__(**kwargs)
+        assert len(layers) == len(channels) - 1
+        with self.name_scope():
+            self.features = nn.HybridSequential(prefix="")
+            self.features.add(*self._before())
+            _stem_and_stages(self.features, block, layers, channels, thumbnail)
+            self.features.add(*self._after())
+            self.output = nn.Dense(classes, in_units=channels[-1])
+
+
+class ResNetV1(_ResNet):
     """ResNet V1: ``block`` in ``layers`` stages of ``channels``."""
 
-    def __init__(self, block, layers, channels, classes=1000, thumbnail=False, **kwargs):
-        super().__init__(**kwargs)
-        assert len(layers) == len(channels) - 1
-        with self.name_scope():
-            self.features = nn.HybridSequential(prefix="")
-            _stem_and_stages(self.features, block, layers, channels, thumbnail)
-            self.features.add(nn.GlobalAvgPool2D())
-            self.output = nn.Dense(classes, in_units=channels[-1])
+    @staticmethod
+    def _before():
+        return ()
+
+    @staticmethod
+    def _after():
+        return (nn.GlobalAvgPool2D(),)
 
 
-class ResNetV2(Head):
+class ResNetV2(_ResNet):
     """ResNet V2 (pre-activation)."""
 
-    def __init__(self, block, layers, channels, classes=1000, thumbnail=False, **kwargs):
-        super().__init__(**kwargs)
-        assert len(layers) == len(channels) - 1
-        with self.name_scope():
-            self.features = nn.HybridSequential(prefix="")
-            self.features.add(nn.BatchNorm(scale=False, center=False))
-            _stem_and_stages(self.features, block, layers, channels, thumbnail)
-            self.features.add(nn.BatchNorm(), nn.Activation("relu"), nn.GlobalAvgPool2D(),
-                              nn.Flatten())
-            self.output = nn.Dense(classes, in_units=channels[-1])
+    @staticmethod
+    def _before():
+        return (nn.BatchNorm(scale=False, center=False),)
+
+    @staticmethod
+    def _after():
+        return (nn.BatchNorm(), nn.Activation("relu"), nn.GlobalAvgPool2D(), nn.Flatten())
 
 
 resnet_spec = {18: ("basic_block", [2, 2, 2, 2], [64, 64, 128, 256, 512]),
