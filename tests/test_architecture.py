@@ -42,13 +42,10 @@ KNOWN_CIRCLE_GROUPS = ()
 KNOWN_CIRCLE_EDGES = {
     # initializer.FusedRNN builds an rnn.FusedRNNCell, whose module imports initializer
     ("xnd.frontend.initializer", "xnd.frontend.rnn.rnn_cell"),
-    # `import xnd` inside functions, for mx.nd (the package __init__ imports them back)
-    ("xnd._dataloader_worker", "xnd"),
 }
 
 # Imports (importer, imported) that run up the layers, not yet replaced by a hook.
 KNOWN_UPWARD = {
-    ("xnd._dataloader_worker", "xnd"),
 }
 
 MAX_LINES = 1000
@@ -56,8 +53,6 @@ MAX_LINES = 1000
 KNOWN_LONG = {
     "frontend/optimizer.py",
     "frontend/metric.py",
-    "frontend/gluon/data/dataloader.py",
-    "porting/check.py",
 }
 
 
