@@ -375,3 +375,16 @@ def test_default_mp_batchify_fn_is_on_cpu_shared():
     out = D.default_mp_batchify_fn([(np.ones(2, np.float32), 1), (np.zeros(2, np.float32), 2)])
     assert [str(o.context) for o in out] == ["cpu_shared(0)", "cpu_shared(0)"]
     assert [np.dtype(o.dtype).name for o in out] == ["float32", "int64"]
+
+
+def test_dataset_of_ndarrays_loads_in_worker_processes():
+    # NDArrays in the dataset travel as numpy and become NDArrays again in the worker, which
+    # imports xnd for them (the worker file runs by path: its import of xnd is absolute)
+    data = [mx.nd.array([i, i + 1], dtype="int32") for i in range(0, 8, 2)]
+    loader = D.DataLoader(D.SimpleDataset(data), batch_size=2, num_workers=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DL.DataLoaderFallbackWarning)
+        got = [(b.asnumpy().tolist(), np.dtype(b.dtype).name) for b in loader]
+    assert got == [([[0, 1], [2, 3]], "int32"), ([[4, 5], [6, 7]], "int32")]
+    assert isinstance(loader._worker_pool, POOL._ProcessPool)
+    assert loader.fallback_reason is None

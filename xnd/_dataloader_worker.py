@@ -124,14 +124,12 @@ def _is_nd(x):
     return cls is not None and isinstance(x, cls)
 
 
-def _xnd():
-    import xnd  # only for datasets that hold NDArrays or transforms that use mx.nd
-    return xnd
-
-
 def make_ndarray(array):
     """An xnd NDArray (cpu) with ``array``'s values and dtype."""
-    return _xnd().nd.array(array, dtype=array.dtype)
+    # mx.nd only for datasets that hold NDArrays or transforms that use it; absolute, since
+    # a worker runs this file by path (no parent package for a relative import)
+    from xnd.frontend import ndarray as nd
+    return nd.array(array, dtype=array.dtype)
 
 
 # ---- numpy mirrors of xnd's datasets (same __getitem__/__len__ as dataset.py) -----------------
