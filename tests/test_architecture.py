@@ -45,8 +45,7 @@ KNOWN_CIRCLE_EDGES = {
 }
 
 # Imports (importer, imported) that run up the layers, not yet replaced by a hook.
-KNOWN_UPWARD = {
-}
+KNOWN_UPWARD = set()
 
 MAX_LINES = 1000
 # Files over MAX_LINES, each waiting for its split (issue 18); the list only shrinks.
@@ -259,7 +258,7 @@ def stale_allowlist_entries():
     """The allowlist entries that no longer hold (to delete)."""
     long = sorted(r for r in KNOWN_LONG if not os.path.exists(os.path.join(ROOT, r))
                   or _lines(os.path.join(ROOT, r)) <= MAX_LINES)
-    edges = sorted(e for e in KNOWN_CIRCLE_EDGES | KNOWN_UPWARD if e[1] not in GRAPH.get(e[0], {}))
+    edges = sorted(e for e in set(KNOWN_CIRCLE_EDGES) | set(KNOWN_UPWARD) if e[1] not in GRAPH.get(e[0], {}))
     groups = [g for g in KNOWN_CIRCLE_GROUPS if not any(_group_of(c) == g for c in CIRCLES)]
     return {"KNOWN_LONG": long, "edges": edges, "KNOWN_CIRCLE_GROUPS": groups}
 
