@@ -39,10 +39,7 @@ LAYERS = (
 KNOWN_CIRCLE_GROUPS = ()
 
 # Import edges (importer, imported) known to close a circle; ignored when looking for circles.
-KNOWN_CIRCLE_EDGES = {
-    # initializer.FusedRNN builds an rnn.FusedRNNCell, whose module imports initializer
-    ("xnd.frontend.initializer", "xnd.frontend.rnn.rnn_cell"),
-}
+KNOWN_CIRCLE_EDGES = set()
 
 # Imports (importer, imported) that run up the layers, not yet replaced by a hook.
 KNOWN_UPWARD = set()

@@ -411,6 +411,11 @@ class LSTMBias(Initializer):
         arr[num_hidden:2 * num_hidden] = self.forget_bias
 
 
+# mx.rnn.FusedRNNCell, which FusedRNN unpacks its vector with; rnn/rnn_cell.py (which imports
+# this module) installs it, so initializer never imports the rnn package back
+_FUSED_RNN_CELL = [None]
+
+
 @register
 class FusedRNN(Initializer):
     """The packed parameter vector of a FusedRNNCell: each gate's weight and bias (as the
@@ -431,10 +436,8 @@ class FusedRNN(Initializer):
         self._bidirectional, self._forget_bias = bidirectional, forget_bias
 
     def _init_weight(self, desc, arr):
-        from .rnn import rnn_cell
-        cell = rnn_cell.FusedRNNCell(self._num_hidden, self._num_layers, self._mode,
-                                     self._bidirectional, forget_bias=self._forget_bias,
-                                     prefix="")
+        cell = _FUSED_RNN_CELL[0](self._num_hidden, self._num_layers, self._mode,
+                                  self._bidirectional, forget_bias=self._forget_bias, prefix="")
         pieces = cell.unpack_weights({"parameters": arr})
         for name, piece in pieces.items():
             sub = InitDesc(name, global_init=getattr(desc, "global_init", None))

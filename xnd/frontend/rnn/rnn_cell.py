@@ -411,6 +411,9 @@ class FusedRNNCell(BaseRNNCell):
         return stack
 
 
+init._FUSED_RNN_CELL[0] = FusedRNNCell  # what mx.init.FusedRNN unpacks its vector with
+
+
 class _Container(BaseRNNCell):
     """Cells holding child cells: states are the children's, concatenated."""
 
