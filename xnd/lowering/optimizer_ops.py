@@ -15,9 +15,11 @@ MXNet 1.9.1 behaviour matched:
   weight's dtype (``_kernel_param``). lr, wd, rescale_grad & co. are dynamic kernel arguments,
   so a training loop does not recompile.
 - The gradient is ``clip(rescale_grad * grad)``, clipping on only when ``clip_gradient >= 0``;
-  unclipped, the kernels multiply ``lr * rescale_grad`` first (``_lr_grad``). The arithmetic
-  order of each rule is the kernel's, so the optimizers match MXNet's to the bit where XLA's
-  float arithmetic does.
+  unclipped, the SGD kernels multiply ``lr * rescale_grad`` first (``_lr_grad``). Each rule's
+  order of operations is the one mx.optimizer was matched to MXNet 1.9.1's goldens with
+  (tests/test_optimizer.py, test_optimizer_ops.py); XLA contracts no multiply-adds the way a
+  C++ compiler may, so results agree with MXNet's to within an ulp or so, not always to the
+  bit.
 - ``signsgd_update`` takes the sign of the raw gradient (the kernel ignores rescale_grad and
   clipping); ``nag_mom_update`` computes the new momentum from the already-updated weight, as
   the in-place kernel does.
