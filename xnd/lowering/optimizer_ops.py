@@ -17,9 +17,8 @@ MXNet 1.9.1 behaviour matched:
 - The gradient is ``clip(rescale_grad * grad)``, clipping on only when ``clip_gradient >= 0``;
   unclipped, the SGD kernels multiply ``lr * rescale_grad`` first (``_lr_grad``). Each rule's
   order of operations is the one mx.optimizer was matched to MXNet 1.9.1's goldens with
-  (tests/test_optimizer.py, test_optimizer_ops.py); XLA contracts no multiply-adds the way a
-  C++ compiler may, so results agree with MXNet's to within an ulp or so, not always to the
-  bit.
+  (tests/test_optimizer.py, test_optimizer_ops.py); results agree with MXNet's to within
+  about an ulp, not always to the bit (XLA's and the C++ kernels' float code differ).
 - ``signsgd_update`` takes the sign of the raw gradient (the kernel ignores rescale_grad and
   clipping); ``nag_mom_update`` computes the new momentum from the already-updated weight, as
   the in-place kernel does.
