@@ -275,19 +275,18 @@ class CompositeEvalMetric(EvalMetric):
         for metric in self.metrics:
             metric.update(labels, preds)
 
-    def reset(self):
+    def _each_child(self, method):
         try:
             for metric in self.metrics:
-                metric.reset()
-        except AttributeError:
+                getattr(metric, method)()
+        except AttributeError:  # as MXNet: reset() runs in __init__, before self.metrics
             pass
 
+    def reset(self):
+        self._each_child("reset")
+
     def reset_local(self):
-        try:
-            for metric in self.metrics:
-                metric.reset_local()
-        except AttributeError:
-            pass
+        self._each_child("reset_local")
 
     def _collect(self, getter):
         names, values = [], []
