@@ -171,11 +171,12 @@ def same_shapes(attrs, shapes):
 
 for _base, (_same, _bcast, _sc) in _NAMES.items():
     _f = BINARY[_base]
-    register(_same[0], *_same[1:], param_shapes=same_shapes)(_same_shape(_same[0], _f))
-    register(_bcast[0], *_bcast[1:])(_broadcast(_bcast[0], _f))
-    register(_sc)(_scalar(_f))
+    register(_same[0], *_same[1:], param_shapes=same_shapes, elementwise=True)(
+        _same_shape(_same[0], _f))
+    register(_bcast[0], *_bcast[1:], elementwise="broadcast")(_broadcast(_bcast[0], _f))
+    register(_sc, elementwise=True)(_scalar(_f))
     if _base in _REVERSED:
-        register(f"_{_REVERSED[_base]}_scalar")(_scalar(_f, reverse=True))
+        register(f"_{_REVERSED[_base]}_scalar", elementwise=True)(_scalar(_f, reverse=True))
 
 
 def _float_math(f):
@@ -247,10 +248,13 @@ def _unary(f):
     return op
 
 
+# XLA:CPU computes arctan and arcsinh with other last bits in its vector loop than in its scalar tail, so
+# a bucketed run (lowering/bucket.py) would not repeat the exact kernel's numbers
+_SHAPE_DEPENDENT = {"arctan", "arcsinh"}
 for _names, _f in UNARY_FLOAT.items():
-    register(*_names)(_float_math(_f))
+    register(*_names, elementwise=_names[0] not in _SHAPE_DEPENDENT)(_float_math(_f))
 for _names, _f in UNARY_ANY.items():
-    register(*_names)(_unary(_f))
+    register(*_names, elementwise=True)(_unary(_f))
 
 
 @register("smooth_l1")

@@ -181,7 +181,7 @@ def plan(fn, vals):
     return closed                        # the compiled path's size check raises MXNet's error
 
 
-def _put(outs, dtypes, device, vals):
+def put(outs, dtypes, device, vals):
     """The host results as jax.Arrays on `device`, committed to it exactly when the compiled
     kernel's would be (when an input is): a jitted step then sees the same arrays either
     way and compiles once."""
@@ -204,9 +204,9 @@ def run(plan_, vals, device):
         except (_NotHost, ValueError, IndexError, TypeError):
             return None
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
-        return _put(outs, [o.dtype for o in outs], device, vals)
+        return put(outs, [o.dtype for o in outs], device, vals)
     outs = _run(plan_.jaxpr, plan_.consts, host)
-    return _put(outs, [v.aval.dtype for v in plan_.jaxpr.outvars], device, vals)
+    return put(outs, [v.aval.dtype for v in plan_.jaxpr.outvars], device, vals)
 
 
 class Seen:

@@ -46,13 +46,18 @@ class Op:
                  "rng", "train", "num_visible", "aux", "_kernels", "default_key", "doc",
                  "num_outputs", "output_names", "aux_update", "param_shapes", "optional", "check",
                  "input_init", "loss", "mutates", "tuned", "convolutional", "extra",
-                 "input_names",
+                 "input_names", "elementwise",
                  "__weakref__")
 
     def __init__(self, name, fn, aliases=(), num_visible=None, aux=(), num_outputs=1,
                  output_names=None, aux_update=None, param_shapes=None, check=None,
-                 input_init=None, loss=False, mutates=(), extra=None, input_names=None):
+                 input_init=None, loss=False, mutates=(), extra=None, input_names=None,
+                 elementwise=False):
         self.name, self.fn, self.aliases = name, fn, tuple(aliases)
+        # each output element depends only on the same element of each (equal-shaped) input:
+        # an eager call on a new shape may run at a bucketed length (lowering/bucket.py);
+        # "broadcast": inputs of other shapes broadcast (numpy's rules, same rank) first
+        self.elementwise = elementwise
         # callable(attrs) -> the input names of one node of a variadic op (else ``inputs``)
         self.input_names = input_names
         # the attribute that collects unknown keywords as sorted (name, str) pairs (Custom's
@@ -253,11 +258,11 @@ _ANY_SHAPE = {"_view_read", "_view_write", "_getitem", "_setitem"}  # internal: 
 
 def register(name, *aliases, num_visible=None, aux=(), num_outputs=1, output_names=None,
              aux_update=None, param_shapes=None, check=None, input_init=None, loss=False,
-             mutates=(), extra=None, input_names=None):
+             mutates=(), extra=None, input_names=None, elementwise=False):
     """Decorator: register ``fn`` as MXNet operator ``name`` (and its aliases)."""
     def deco(fn):
         op = Op(name, fn, aliases, num_visible, aux, num_outputs, output_names, aux_update,
-                param_shapes, check, input_init, loss, mutates, extra, input_names)
+                param_shapes, check, input_init, loss, mutates, extra, input_names, elementwise)
         for n in (name, *aliases):
             if n in _OPS:
                 raise ValueError(f"operator {n} registered twice")
