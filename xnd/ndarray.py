@@ -28,7 +28,7 @@ from . import lowering
 from . import rng as _rng
 from .base import MXNetError
 from .context import Context, current_context
-from .lowering import host_eval, registry
+from .lowering import bucket, host_eval, registry
 from .lowering.dtypes import np_dtype
 
 py_slice = slice  # MXNet's name for the builtin (its module defines an op called slice)
@@ -69,6 +69,7 @@ _RECENT = collections.deque(maxlen=16)  # weak refs to the newest results, for n
 _ref = weakref.ref
 _new = object.__new__
 _HOST, _HOST_OPS = host_eval.Seen(), host_eval.OPS  # data movement on new shapes: numpy
+_FLAT = bucket.Flat()  # elementwise ops on new shapes: one kernel per bucketed length
 
 
 def _wrap(data, ctx):
@@ -389,6 +390,9 @@ class NDArray:
             val = jax.device_put(host, self._ctx.jax_device())
         if plan[0] == "view" and not STATE.recording:
             target = plan[2]
+            extra = val.ndim - len(target)
+            if extra > 0 and all(d == 1 for d in val.shape[:extra]):
+                val = val.reshape(val.shape[extra:])   # MXNet drops a value's leading 1s
             if not _broadcastable(val.shape, target):
                 raise ValueError(f"operands could not be broadcast together: value of shape "
                                  f"{val.shape} cannot be assigned to the indexed shape {target} of "
@@ -559,6 +563,8 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         elif vals:
             host = _HOST.plan_for(op, key, vals) if op.name in _HOST_OPS else None
             res = host_eval.run(host, vals, ctx.jax_device()) if host is not None else None
+            if res is None and op.elementwise:
+                res = _FLAT.run(op, key, vals, dyn, ctx.jax_device())
             if res is None:
                 res = (op._kernels.get(key) or op.kernel(key))(*vals, *dyn)
             elif len(res) == 1:
@@ -633,6 +639,18 @@ def _write_out(op, out, outs):
     return out
 
 
+def _flat_or(kern, op, ctx, *args):
+    """``kern(*args)``, or on a small new shape the bucketed run of elementwise ``op``; args:
+    the array inputs, then a scalar operand."""
+    x = args[0]
+    if x.size <= bucket.MAX_ELEMENTS:
+        arrays = [a for a in args if isinstance(a, jax.Array)]
+        res = _FLAT.run(op, (), arrays, args[len(arrays):], ctx.jax_device())
+        if res is not None:
+            return res[0]
+    return kern(*args)
+
+
 def _binary(self, other, bop, sop):
     """NDArray operators. The common case (plain arrays, not recording, kernel compiled)
     skips ``invoke`` and calls the cached kernel directly: this path sets eager speed."""
@@ -647,7 +665,7 @@ def _binary(self, other, bop, sop):
                 if sd.size >= _DEFER_MIN_SIZE and sd.shape == od.shape and sd.dtype == od.dtype:
                     return _defer(bop, [self, other], [sd, od])
                 try:
-                    res = kern(sd, od)
+                    res = _flat_or(kern, bop, self._ctx, sd, od)
                 except Exception:  # re-run through invoke for MXNet's error message
                     return invoke(bop, [self, other], {})
                 _RECENT.append(_ref(res))
@@ -661,7 +679,7 @@ def _binary(self, other, bop, sop):
                 if sd.size >= _DEFER_MIN_SIZE:
                     return _defer(sop, [self], [sd, other])
                 try:
-                    res = kern(sd, other)
+                    res = _flat_or(kern, sop, self._ctx, sd, other)
                 except Exception:
                     return invoke(sop, [self], {"scalar": other})
                 _RECENT.append(_ref(res))
@@ -950,7 +968,8 @@ _FLUENT = (
     "sign flatten shape_array size_array expand_dims tile transpose flip diag sum nansum prod nanprod "
     "mean max min norm round rint fix floor ceil trunc sin cos tan arcsin arccos arctan degrees "
     "radians sinh cosh tanh arcsinh arccosh arctanh exp expm1 log log10 log2 log1p sqrt rsqrt cbrt "
-    "rcbrt square reciprocal relu sigmoid softmax log_softmax softmin squeeze reshape_like").split()
+    "rcbrt square reciprocal relu sigmoid softmax log_softmax softmin squeeze reshape_like pad"
+).split()
 
 
 def _fluent(op, name):
@@ -965,6 +984,36 @@ def _fluent(op, name):
 
 for _name in _FLUENT:
     setattr(NDArray, _name, _fluent(registry.get(_name), _name))
+
+
+def _reshaping(name):
+    """flatten, expand_dims and squeeze: ``inplace=True`` returns a view of the result's shape
+    that shares this array's memory (MXNet 1.9.1's NDArray methods)."""
+    f = getattr(NDArray, name)
+
+    def method(self, *args, inplace=False, **kwargs):
+        res = f(self, *args, **kwargs)
+        return self.reshape(res.shape) if inplace else res
+    method.__name__, method.__doc__ = name, f.__doc__
+    return method
+
+
+for _name in ("flatten", "expand_dims", "squeeze"):
+    setattr(NDArray, _name, _reshaping(_name))
+
+
+def _is_contiguous(slc, shape):
+    """Whether basic indexing ``slc`` (a tuple of slices and ints) of a C-ordered array of
+    ``shape`` selects one contiguous block (MXNet's NDArray helper): numpy's own rule, asked
+    of a strided view that owns no memory."""
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * max(shape[i + 1], 1)
+    view = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), tuple(shape), tuple(strides))
+    return bool(view[tuple(slc)].flags.contiguous)
+
+
+NDArray._basic_indexing_slice_is_contiguous = staticmethod(_is_contiguous)
 
 
 def waitall():

@@ -94,14 +94,14 @@ def _dense_only(opname, kwargs):
     check_kwargs(opname, kwargs)
 
 
-def zeros(shape, ctx=None, dtype=None, **kwargs):
+def zeros(shape, ctx=None, dtype=None, out=None, **kwargs):
     _dense_only("zeros", kwargs)
-    return _creation("_zeros", ctx, shape=Shape(shape), dtype=_dt(dtype))
+    return _creation("_zeros", ctx, out, shape=Shape(shape), dtype=_dt(dtype))
 
 
-def ones(shape, ctx=None, dtype=None, **kwargs):
+def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
     _dense_only("ones", kwargs)
-    return _creation("_ones", ctx, shape=Shape(shape), dtype=_dt(dtype))
+    return _creation("_ones", ctx, out, shape=Shape(shape), dtype=_dt(dtype))
 
 
 def full(shape, val, ctx=None, dtype=_np.float32, out=None):
@@ -192,9 +192,27 @@ def concatenate(arrays, axis=0, always_copy=True):
 
 
 def moveaxis(tensor, source, destination):
-    axes = list(range(tensor.ndim))
-    axes.insert(destination % tensor.ndim, axes.pop(source % tensor.ndim))
-    return invoke(registry.get("transpose"), [tensor], {"axes": tuple(axes)})
+    """Axes ``source`` (an int or a sequence) moved to ``destination`` (numpy's rules);
+    out-of-range or repeated axes raise ValueError, as in MXNet."""
+    n = tensor.ndim
+
+    def norm(axes, what):
+        axes = [axes] if isinstance(axes, numbers.Integral) else list(axes)
+        for a in axes:
+            if not -n <= a < n:
+                raise ValueError(f"moveaxis: {what} axis {a} is out of bounds for an array of "
+                                 f"shape {tensor.shape}")
+        axes = [a % n for a in axes]
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"moveaxis: repeated axis in {what} {axes}")
+        return axes
+    src, dst = norm(source, "source"), norm(destination, "destination")
+    if len(src) != len(dst):
+        raise ValueError("moveaxis: source and destination must have the same number of axes")
+    order = [a for a in range(n) if a not in src]
+    for d, a in sorted(zip(dst, src)):
+        order.insert(d, a)
+    return invoke(registry.get("transpose"), [tensor], {"axes": tuple(order)})
 
 
 def onehot_encode(indices, out):
@@ -257,6 +275,12 @@ def _install():
 
 _install()
 
+from .cached_op import CachedOp  # noqa: E402,F401
+from .dlpack import (from_dlpack, from_numpy, to_dlpack_for_read,  # noqa: E402,F401
+                     to_dlpack_for_write)
+NDArray.to_dlpack_for_read = to_dlpack_for_read
+NDArray.to_dlpack_for_write = to_dlpack_for_write
+NDArray.split_v2 = split_v2
 from . import contrib  # noqa: E402,F401  (mx.nd.contrib: the _contrib_* operators)
 from . import image  # noqa: E402,F401  (mx.nd.image: the _image_* operators)
 
