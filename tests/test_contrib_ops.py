@@ -298,3 +298,16 @@ def test_count_sketch_against_numpy():
     with pytest.raises(MXNetError, match="count_sketch"):
         mx.nd.contrib.count_sketch(mx.nd.ones((2, 3)), mx.nd.ones((1, 2)), mx.nd.ones((1, 2)),
                                    out_dim=2)
+
+
+def test_sparse_embedding_is_embedding_with_dense_gradients():
+    # MXNet 1.9.1: rows of the weight, indices past the end clipped; symbol names its weight
+    w = mx.nd.arange(10).reshape((5, 2))
+    out = mx.nd.contrib.SparseEmbedding(mx.nd.array([0, 4, 9]), w, input_dim=5, output_dim=2)
+    assert out.asnumpy().tolist() == [[0, 1], [8, 9], [8, 9]]
+    e = mx.sym.contrib.SparseEmbedding(mx.sym.Variable("data"), input_dim=5, output_dim=2,
+                                       name="emb")
+    assert e.list_arguments() == ["data", "emb_weight"]
+    assert e.infer_shape(data=(3,))[0] == [(3,), (5, 2)]
+    with pytest.raises(mx.base.MXNetError, match="weight has shape"):
+        mx.nd.contrib.SparseEmbedding(mx.nd.array([0]), w, input_dim=4, output_dim=2)

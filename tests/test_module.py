@@ -481,3 +481,16 @@ def test_base_module_is_abstract_with_clear_errors():
     loss = mx.mod.PythonLossModule()
     with pytest.raises(NotImplementedError, match="needs grad_func"):
         loss._backward_impl()
+
+
+def test_forward_takes_any_batch_with_data():
+    """MXNet's forward reads .label only where the batch has one (a namedtuple of data)."""
+    import collections
+    batch = collections.namedtuple("Batch", ["data"])
+    mod = mx.mod.Module(mx.sym.Variable("data") * 2, label_names=None)
+    mod.bind(data_shapes=[("data", (1, 4))])
+    mod.init_params()
+    mod.forward(batch([mx.nd.ones((1, 4))]))
+    assert mod.get_outputs()[0].asnumpy().tolist() == [[2.0] * 4]
+    mod.forward(batch([mx.nd.ones((3, 2))]))          # a new shape re-binds
+    assert mod.get_outputs()[0].asnumpy().tolist() == [[2.0] * 2] * 3

@@ -284,3 +284,11 @@ def test_sym_case(name):
         raise AssertionError("%s: expected %s but xnd raised %s: %s"
                              % (name, _describe(exp), type(err).__name__, err)) from err
     _compare(exp, got, name)
+
+
+def test_variable_int_shape_is_one_dimensional():
+    # MXNet 1.9.1 keeps the attribute as written ('3') and infers (3,)
+    import xnd as mx
+    v = mx.sym.var("w", shape=3)
+    assert v.attr("__shape__") == "3"
+    assert (v + 1).infer_shape() == ([(3,)], [(3,)], [])

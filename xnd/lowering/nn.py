@@ -232,6 +232,18 @@ def embedding(data, weight, *, input_dim: Int, output_dim: Int, dtype: Dtype = "
 embedding.infer_shapes = _embedding_shapes
 
 
+@register("_contrib_SparseEmbedding",
+          param_shapes=param_shapes_from(_embedding_shapes, ("data", "weight")))
+def sparse_embedding(data, weight, *, input_dim: Int, output_dim: Int, dtype: Dtype = "float32",
+                     deterministic: Bool = False):
+    """contrib.SparseEmbedding: Embedding whose weight gradient MXNet keeps row_sparse; xnd's
+    gradients are dense, so the values are Embedding's."""
+    return embedding(data, weight, input_dim=input_dim, output_dim=output_dim, dtype=dtype)
+
+
+sparse_embedding.infer_shapes = _embedding_shapes
+
+
 # ---- Sequence ops ----------------------------------------------------------------------------
 def _seq_axes(op, data, axis, allowed=(0, 1)):
     if axis not in allowed:

@@ -293,9 +293,12 @@ class Executor(BoundArrays):
         heads = _head_list(out_grads, len(self._symbol._outputs))
         check_heads(self._symbol, mask, heads, self._arg_names)
         fb = self._graph.forward_backward(mask)
-        outs, new_aux, grads = fb(self._values(self.arg_arrays), self._values(self.aux_arrays),
-                                  self._key, heads)
+        args, aux = self._values(self.arg_arrays), self._values(self.aux_arrays)
+        outs, new_aux, grads = fb(args, aux, self._key, heads)
         self._set_outputs(outs)
+        if self._monitor is not None:
+            run_backward_monitor(self._symbol, self._monitor, self._arg_names, args,
+                                 self._aux_names, aux, self._key, heads, self._ctx)
         if is_train:
             for a, v in zip(self.aux_arrays, new_aux):
                 a._write(v)
@@ -426,16 +429,9 @@ def check_heads(symbol, mask, heads, arg_names=None):
                 f"backward (pass out_grads, or wrap the output in MakeLoss or BlockGrad)")
 
 
-def run_monitor(symbol, callback, monitor_all, arg_names, args, aux_names, aux, key, is_train,
-                ctx):
-    """An installed monitor callback (``Executor.set_monitor_callback``) sees every operator
-    output of a forward, as ``callback('<node>_<output>', NDArray)`` in graph order, and with
-    ``monitor_all`` each operator's inputs first, as ``'<node>_<input slot>'``.  The values
-    come from one extra jitted run of the graph's internals (only while the monitor wants
-    them); MXNet's backward-node entries are not reproduced."""
-    wants = getattr(callback, "wants", None)
-    if wants is not None and not wants():
-        return
+def _internal_values(symbol, arg_names, args, aux_names, aux, key, is_train):
+    """The op nodes in graph order, {(id(node), output): value} of every internal output (one
+    extra jitted run of the graph's internals) and {variable name: value}."""
     ops = [n for n in topo(symbol._outputs) if n.op is not None]
     entries = [(n, i) for n in ops for i in range(n.num_outputs())]
     internals = type(symbol)(entries)  # a Symbol of the same graph (symbol.py imports us)
@@ -444,10 +440,26 @@ def run_monitor(symbol, callback, monitor_all, arg_names, args, aux_names, aux, 
     aux_by = dict(zip(aux_names, aux))
     outs, _ = g.forward([by_name[v.name] for v in g.arg_nodes],
                         [aux_by[v.name] for v in g.aux_nodes], key, bool(is_train))
-    values = {}
-    for (n, i), v in zip(entries, outs):
-        values[(id(n), i)] = v
-    var_vals = {**by_name, **aux_by}
+    values = {(id(n), i): v for (n, i), v in zip(entries, outs)}
+    return ops, values, {**by_name, **aux_by}
+
+
+def _wanted(callback):
+    wants = getattr(callback, "wants", None)
+    return wants is None or wants()
+
+
+def run_monitor(symbol, callback, monitor_all, arg_names, args, aux_names, aux, key, is_train,
+                ctx):
+    """An installed monitor callback (``Executor.set_monitor_callback``) sees every operator
+    output of a forward, as ``callback('<node>_<output>', NDArray)`` in graph order, and with
+    ``monitor_all`` each operator's inputs first, as ``'<node>_<input slot>'``.  The values
+    come from one extra jitted run of the graph's internals (only while the monitor wants
+    them); ``run_backward_monitor`` adds MXNet's backward-node entries."""
+    if not _wanted(callback):
+        return
+    ops, values, var_vals = _internal_values(symbol, arg_names, args, aux_names, aux, key,
+                                             is_train)
     for n in ops:
         if monitor_all:
             for j, (src, k) in enumerate(n.inputs):
@@ -455,6 +467,46 @@ def run_monitor(symbol, callback, monitor_all, arg_names, args, aux_names, aux, 
                 callback("%s_%s" % (n.name, n.input_slot(j)), _wrap(v, ctx))
         for i, name in enumerate(n.output_names()):
             callback(name, _wrap(values[(id(n), i)], ctx))
+
+
+def run_backward_monitor(symbol, callback, arg_names, args, aux_names, aux, key, heads, ctx):
+    """MXNet's monitor also sees each operator's backward node after a backward: the gradients
+    with respect to the node's inputs, as ``'<node>_backward_output'`` (one input) or
+    ``'<node>_backward_output<j>'``, in reverse graph order. A loss head's backward needs no
+    head gradient; another head takes ``heads[i]`` (ones where None). Each node's vjp runs on
+    its own (the monitor is a debugging aid; the step itself stays one program). With
+    ``monitor_all`` MXNet also lists each backward node's inputs, whose makeup is particular to
+    each operator's C++ gradient; those rows are not reproduced."""
+    if not _wanted(callback):
+        return
+    ops, values, var_vals = _internal_values(symbol, arg_names, args, aux_names, aux, key, True)
+    aux_set = set(aux_names)
+    cot = {}
+    for i, (n, k) in enumerate(symbol._outputs):
+        if n.op is not None:
+            h = heads[i] if i < len(heads) else None
+            v = values[(id(n), k)]
+            cot[(id(n), k)] = jnp.ones_like(v) if h is None else h
+    for n in reversed(ops):
+        outs = [values[(id(n), i)] for i in range(n.num_outputs())]
+        cts = [cot.get((id(n), i)) for i in range(len(outs))]
+        if all(c is None for c in cts):
+            continue
+        cts = [jnp.zeros_like(o) if c is None else c.astype(o.dtype) for o, c in zip(outs, cts)]
+        ins = [var_vals[src.name] if src.op is None else values[(id(src), k)]
+               for src, k in n.inputs]
+        call = node_call(n, True)
+        fn = (lambda *xs: call(*xs, key)) if n.op.rng else call
+        res, vjp = jax.vjp(fn, *ins)
+        grads = vjp(tuple(cts) if isinstance(res, (tuple, list)) else cts[0])
+        grads = [(src, k, g) for (src, k), g in zip(n.inputs, grads)
+                 if src.op is not None or src.name not in aux_set]   # aux states: no gradient
+        for j, (src, k, g) in enumerate(grads):
+            name = "%s_backward_output%s" % (n.name, "" if len(grads) == 1 else j)
+            callback(name, _wrap(g, ctx))
+            if src.op is not None:
+                e = (id(src), k)
+                cot[e] = g if e not in cot else cot[e] + g
 
 
 def _head_list(out_grads, n):

@@ -445,7 +445,8 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
         raise TypeError("Expect a string for variable `name`")
     attrs = hidden(attribute.current().get(attr))
     if shape is not None:
-        attrs["__shape__"] = str(tuple(shape))
+        # an int is a 1-d shape, kept as written (MXNet's attribute reads '3')
+        attrs["__shape__"] = str(shape) if isinstance(shape, int) else str(tuple(shape))
     if lr_mult is not None:
         attrs["__lr_mult__"] = str(lr_mult)
     if wd_mult is not None:

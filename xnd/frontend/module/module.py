@@ -447,8 +447,8 @@ class Module(OptimizerStep, BaseModule):
                     for i in range(len(data_batch[0].data))]
             labels = [nd.concatenate([b.label[i] for b in data_batch])
                       for i in range(len(data_batch[0].label))] if data_batch[0].label else None
-        else:
-            data, labels = data_batch.data, data_batch.label
+        else:  # any object with .data: MXNet reads .label only where it exists
+            data, labels = data_batch.data, getattr(data_batch, "label", None)
         for i, src in zip(exe._data_idx, _as_list(data)):
             _load_input(exe, i, src)
         if self._label_shapes is not None and labels:
@@ -483,6 +483,10 @@ class Module(OptimizerStep, BaseModule):
             heads += [None] * (len(exe._outs) - len(heads))
         _executor.check_heads(self._symbol, exe._mask, heads or [None] * len(exe._outs),
                               exe._arg_names)
+        if exe._monitor is not None:
+            _executor.run_backward_monitor(self._symbol, exe._monitor, exe._arg_names,
+                                           _vals(exe._args), exe._aux_names, _vals(exe._aux),
+                                           self._key, heads or [], self._devs.ctx)
         self._heads = heads
         self._pending = "bwd"   # outputs computed for the pending forward stay valid
 
