@@ -12,9 +12,11 @@ from ..ndarray import STATE, GradReqError, NDArray
 from . import engine, tape
 from .function import Function
 
+# MXNet's module has no __all__: `from mxnet.autograd import *` also hands over NDArray,
+# which test suites and scripts then use
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "mark_variables", "backward", "grad", "get_symbol",
-           "Function"]
+           "Function", "NDArray"]
 
 tape.install()
 
