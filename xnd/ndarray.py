@@ -986,36 +986,6 @@ for _name in _FLUENT:
     setattr(NDArray, _name, _fluent(registry.get(_name), _name))
 
 
-def _reshaping(name):
-    """flatten, expand_dims and squeeze: ``inplace=True`` returns a view of the result's shape
-    that shares this array's memory (MXNet 1.9.1's NDArray methods)."""
-    f = getattr(NDArray, name)
-
-    def method(self, *args, inplace=False, **kwargs):
-        res = f(self, *args, **kwargs)
-        return self.reshape(res.shape) if inplace else res
-    method.__name__, method.__doc__ = name, f.__doc__
-    return method
-
-
-for _name in ("flatten", "expand_dims", "squeeze"):
-    setattr(NDArray, _name, _reshaping(_name))
-
-
-def _is_contiguous(slc, shape):
-    """Whether basic indexing ``slc`` (a tuple of slices and ints) of a C-ordered array of
-    ``shape`` selects one contiguous block (MXNet's NDArray helper): numpy's own rule, asked
-    of a strided view that owns no memory."""
-    strides = [1] * len(shape)
-    for i in range(len(shape) - 2, -1, -1):
-        strides[i] = strides[i + 1] * max(shape[i + 1], 1)
-    view = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), tuple(shape), tuple(strides))
-    return bool(view[tuple(slc)].flags.contiguous)
-
-
-NDArray._basic_indexing_slice_is_contiguous = staticmethod(_is_contiguous)
-
-
 def waitall():
     """Block until every pending computation has finished."""
     for p in list(_PENDING.values()):

@@ -135,6 +135,25 @@ def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
     return invoke(op, [ary], op.parse_attrs(dict(attrs, axis=axis, squeeze_axis=squeeze_axis)))
 
 
+def histogram(a, bins=10, range=None):
+    """MXNet's nd.histogram: ``_histogram`` with the given edges (an NDArray) or ``bins``
+    uniform bins over ``range``; with no range, numpy's result (float32 arrays, a warning)."""
+    op = registry.get("_histogram")
+    if isinstance(bins, NDArray):
+        return invoke(op, [a, bins], op.parse_attrs({}))
+    if isinstance(bins, numbers.Integral):
+        if range is None:
+            import warnings
+            warnings.warn("range is not specified, using numpy's result "
+                          "to ensure consistency with numpy")
+            host = a.asnumpy()
+            res = _np.histogram(host, bins=bins)[0]
+            # edges as numpy 1.x made them for any input: float64 (then float32 here)
+            return array(res), array(_np.histogram(host.astype(_np.float64), bins=bins)[1])
+        return invoke(op, [a], op.parse_attrs({"bin_cnt": bins, "range": range}))
+    raise ValueError("bins argument should be either an integer or an NDArray")
+
+
 def _ufunc(name, bop, sop, rsop):
     """MXNet's Python-level broadcasting wrappers: NDArray or scalar on either side."""
     bop, sop, rsop = registry.get(bop), registry.get(sop), registry.get(rsop)
@@ -281,6 +300,38 @@ from .dlpack import (from_dlpack, from_numpy, to_dlpack_for_read,  # noqa: E402,
 NDArray.to_dlpack_for_read = to_dlpack_for_read
 NDArray.to_dlpack_for_write = to_dlpack_for_write
 NDArray.split_v2 = split_v2
+
+
+def _reshaping(name):
+    """flatten, expand_dims and squeeze: ``inplace=True`` returns a view of the result's shape
+    that shares this array's memory (MXNet 1.9.1's NDArray methods)."""
+    f = getattr(NDArray, name)
+
+    def method(self, *args, inplace=False, **kwargs):
+        res = f(self, *args, **kwargs)
+        return self.reshape(res.shape) if inplace else res
+    method.__name__, method.__doc__ = name, f.__doc__
+    return method
+
+
+for _name in ("flatten", "expand_dims", "squeeze"):
+    setattr(NDArray, _name, _reshaping(_name))
+
+
+def _is_contiguous(slc, shape):
+    """Whether basic indexing ``slc`` (a tuple of slices and ints) of a C-ordered array of
+    ``shape`` selects one contiguous block (MXNet's NDArray helper): numpy's own rule, asked
+    of a strided view that owns no memory."""
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * (shape[i + 1] or 1)   # (max is nd.max here)
+    view = _np.lib.stride_tricks.as_strided(_np.zeros(1, _np.uint8), tuple(shape), tuple(strides))
+    return bool(view[tuple(slc)].flags.contiguous)
+
+
+NDArray._basic_indexing_slice_is_contiguous = staticmethod(_is_contiguous)
+
+
 from . import contrib  # noqa: E402,F401  (mx.nd.contrib: the _contrib_* operators)
 from . import image  # noqa: E402,F401  (mx.nd.image: the _image_* operators)
 

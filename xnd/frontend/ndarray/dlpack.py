@@ -95,22 +95,26 @@ def to_dlpack_for_write(data):
 
 def from_dlpack(dlpack):
     """An NDArray from a DLPack capsule or an object with ``__dlpack__`` (a copy)."""
-    from . import array
     if hasattr(dlpack, "__dlpack__"):
         import jax.dlpack
         host = np.asarray(jax.dlpack.from_dlpack(dlpack))
     else:
         host = capsule_to_numpy(dlpack)
-    return array(host, dtype=host.dtype)
+    return _on_current_device(host)
+
+
+def _on_current_device(host):
+    import jax
+    from ...context import current_context
+    from ...ndarray import _wrap
+    ctx = current_context()
+    return _wrap(jax.device_put(host, ctx.jax_device()), ctx)
 
 
 def from_numpy(ndarray, zero_copy=True):
     """An NDArray with ``ndarray``'s values, shape and dtype (0-d and zero-size too). As in
     MXNet, ``zero_copy=True`` needs a C-contiguous array and makes it read-only; xnd still
     copies, so later writes to the NDArray do not show in ``ndarray``."""
-    from ...ndarray import _wrap
-    from ...context import current_context
-    import jax
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"from_numpy: expects a numpy.ndarray, got {type(ndarray).__name__}")
     if zero_copy:
@@ -118,5 +122,4 @@ def from_numpy(ndarray, zero_copy=True):
             raise ValueError("from_numpy: only C-contiguous arrays can be zero-copied; pass "
                              "zero_copy=False or numpy.ascontiguousarray(...)")
         ndarray.flags.writeable = False
-    ctx = current_context()
-    return _wrap(jax.device_put(np.array(ndarray), ctx.jax_device()), ctx)
+    return _on_current_device(np.array(ndarray))
