@@ -238,7 +238,7 @@ def test_trainer_dist_type_one_process(monkeypatch):
         results.append(net.weight.data().asnumpy())
         if kvs == "dist_sync":
             assert tr._kvstore.type == "dist_sync" and tr._update_on_kvstore
-            with pytest.raises(UserWarning, match="update_on_kvstore"):
+            with pytest.raises(AssertionError, match="update_on_kvstore"):
                 tr.update(2)
             with pytest.raises(AssertionError, match="allreduce_grads"):
                 tr.allreduce_grads()

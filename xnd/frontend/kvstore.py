@@ -26,7 +26,7 @@ from . import distributed as _dist
 from . import optimizer as opt
 from . import registry as _registry
 
-__all__ = ["KVStoreBase", "KVStore", "DistKVStore", "create"]
+__all__ = ["KVStoreBase", "KVStore", "DistKVStore", "TestStore", "create"]
 
 # MXNet's launcher starts servers and a scheduler too: they stop here (see distributed.py);
 # a worker of a several-worker job joins it here, before anything starts JAX's backend
@@ -265,6 +265,49 @@ class DistKVStore(KVStore):
     def _broadcast(self, vals):
         """xnd extension: jax arrays -> worker 0's values (one collective)."""
         return _dist.broadcast(vals)
+
+
+@KVStoreBase.register
+class TestStore(KVStoreBase):
+    """MXNet's registered example store ('teststore', mx.kvstore.base.TestStore): one process,
+    no optimizer (``is_capable('optimizer')`` is False, so a Trainer updates locally)."""
+
+    def broadcast(self, key, value, out, priority=0):
+        """Copy ``value`` into every array of ``out``."""
+        for o in out if isinstance(out, list) else [out]:
+            o[:] = value
+
+    def pushpull(self, key, value, out=None, priority=0):
+        """Sum a list of values (on the first one's context) into ``out``, or into each value
+        when ``out`` is None; a single value is copied into ``out``."""
+        if isinstance(value, NDArray):
+            total, targets = value, ([] if out is None else out)
+        else:
+            ctx = value[0].context
+            total = value[0].as_in_context(ctx)
+            for v in value[1:]:
+                total = total + v.as_in_context(ctx)
+            targets = value if out is None else out
+        for o in targets if isinstance(targets, list) else [targets]:
+            o[:] = total
+
+    @staticmethod
+    def is_capable(capability):
+        if capability.lower() == KVStoreBase.OPTIMIZER:
+            return False
+        raise ValueError("Unknown capability: {}".format(capability))
+
+    @property
+    def type(self):
+        return "teststore"
+
+    @property
+    def rank(self):
+        return 0
+
+    @property
+    def num_workers(self):
+        return 1
 
 
 def create(name="local"):

@@ -484,9 +484,10 @@ class HybridBlock(Block):
         if self._cached_op is None:
             self._build_cache(*args)
         flat, fmt = _flatten(args, "input")
-        if fmt != self._in_format:
+        if fmt != self._in_format and not _same_but_trailing_none(fmt, self._in_format):
+            # MXNet's message names the two formats the other way round; kept as it reads
             raise ValueError("The argument structure of HybridBlock does not match the cached "
-                             f"version. Stored format = {self._in_format}, input format = {fmt}")
+                             f"version. Stored format = {fmt}, input format = {self._in_format}")
         flat = [a for a in flat if a is not None]
         gop = self._cached_op
         for p in gop.params:
@@ -615,6 +616,12 @@ class HybridBlock(Block):
                              "input. Please check the type of the args.")
         if has_nd:
             if self._active:
+                ctxs = {a.context for a in _flat_leaves([x, args]) if isinstance(a, NDArray)}
+                if len(ctxs) > 1:
+                    raise ValueError("Find multiple contexts in the input, After hybridized, the "
+                                     "HybridBlock only supports one input context. You can print "
+                                     "the ele.ctx in the input arguments to inspect their "
+                                     f"contexts. Find all contexts = {ctxs}")
                 return self._call_cached_op(x, *args)
             ctx = _first_ctx(x, args)
             try:
@@ -632,6 +639,15 @@ class HybridBlock(Block):
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override to implement the computation with ``F`` (nd or sym)."""
         raise NotImplementedError
+
+
+def _same_but_trailing_none(fmt, stored):
+    """MXNet accepts a call whose top-level format differs from the cached one only by
+    trailing ``None`` arguments (-1), i.e. arguments left to their default values."""
+    short, long_ = (fmt, stored) if len(fmt) < len(stored) else (stored, fmt)
+    if len(short) == len(long_):
+        return False
+    return long_[:len(short)] == short and all(f == -1 for f in long_[len(short):])
 
 
 def _flat_leaves(args):

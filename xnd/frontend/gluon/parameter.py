@@ -153,13 +153,14 @@ class Parameter:
 
     # ---- storage ----------------------------------------------------------------------
     def _set_trainer(self, trainer):
-        if self._trainer is not None and trainer is not None and self._trainer() is not None \
-                and self._trainer() is not trainer:
+        """The trainer this parameter belongs to; only a sparse parameter refuses a second
+        one (MXNet: a dense parameter simply follows the latest Trainer)."""
+        if self._stype != "default" and self._trainer and trainer and \
+                self._trainer is not trainer:
             raise RuntimeError(
                 f"Failed to set the trainer for Parameter '{self.name}' because it was already "
                 f"set. More than one trainers for a single Parameter is not supported.")
-        import weakref
-        self._trainer = None if trainer is None else weakref.ref(trainer)
+        self._trainer = trainer
 
     def _check_and_get(self, arr_list, ctx):
         if arr_list is not None:
@@ -326,6 +327,11 @@ class Parameter:
             assert self._deferred_init, f"Parameter '{self.name}' has not been initialized"
             self._deferred_init = self._deferred_init[:3] + (data,)
             return
+        # a store that updates the weights holds them too: it starts again from these values
+        trainer = self._trainer
+        if trainer and trainer._kv_initialized and trainer._update_on_kvstore:
+            if self not in trainer._params_to_init:
+                trainer._reset_kvstore()
         for arr in self._check_and_get(self._data, list):
             arr[:] = data
 

@@ -22,10 +22,11 @@ MXNet's rules (``update()``/``allreduce_grads()`` refuse, 'dist_async' requires 
 unlike MXNet, whose servers keep the optimizer they were sent at the first step,
 ``set_learning_rate`` takes effect on every worker.
 """
+import weakref
+
 import jax
 
 from ...base import MXNetError
-import weakref
 
 from ...ndarray import _RECENT, NDArray, _exclusive, _flush_pending
 from .parameter import Parameter, ParameterDict
@@ -38,11 +39,9 @@ def _opt():
     return optimizer
 
 
-def _is_dist(kvstore):
-    """A 'dist_*' kvstore spec (name or store)."""
-    if isinstance(kvstore, str):
-        return "dist" in kvstore.lower()
-    return kvstore is not None and "dist" in str(getattr(kvstore, "type", ""))
+def _model():
+    from .. import model
+    return model
 
 
 def _leaves(state):
@@ -91,16 +90,10 @@ class Trainer:
         self._init_optimizer(optimizer, optimizer_params)
         self._scale = self._optimizer.rescale_grad
         self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
-        # One process: gradients are summed across the parameter's devices and every copy
-        # gets the same update, which is what updating on the kvstore computes too.
-        # update_on_kvstore=True keeps MXNet's restriction on calling update() directly.
-        # 'dist_*' stores (several processes) also sum over the workers (_init_kvstore).
-        self._dist_spec = _is_dist(kvstore)
-        self._update_on_kvstore_flag = bool(update_on_kvstore)
         self._kv_initialized = False
         self._kvstore = None
-        self._update_on_kvstore = False
-        self._distributed = False
+        self._update_on_kvstore = None
+        self._distributed = None
         self._params_to_init = []
         self._reset_kvstore()
 
@@ -133,27 +126,50 @@ class Trainer:
             raise RuntimeError("Cannot reset distributed KVStore.")
         self._kv_initialized = False
         self._kvstore = None
+        self._distributed = None
+        self._update_on_kvstore = None
         self._params_to_init = [p for p in self._params]
 
     def _init_kvstore(self):
-        self._kv_initialized = True
-        self._kvstore = None
-        self._update_on_kvstore = False
-        if not self._dist_spec:
-            return
-        from .. import kvstore as kvs
-        spec = self._kvstore_params["kvstore"]
-        kv = kvs.create(spec) if isinstance(spec, str) else spec
-        upd = self._kvstore_params["update_on_kvstore"]
-        if "async" in kv.type:
-            if upd is False:
+        """Choose the store and update_on_kvstore with MXNet's rules. On the store the
+        computation is the same: gradients summed over the copies, one update each (xnd's own
+        store shares the trainer's first updater, so its optimizer and states are the
+        trainer's); a store of another class is driven through its broadcast/pushpull."""
+        config = self._kvstore_params
+        kv, upd = _model()._create_kvstore(config["kvstore"], len(self._contexts or [None]),
+                                           {p.name: p for p in self._params})
+        self._distributed = kv is not None and "dist" in kv.type
+        if self._distributed and "async" in kv.type:
+            upd = True
+            if config["update_on_kvstore"] is False:
                 raise ValueError("Please set update_on_kvstore=True when training in async "
                                  "mode.")
-            upd = True
-        self._kvstore = kv
-        self._distributed = True
-        self._update_on_kvstore = True if upd is None else bool(upd)
-        self._update_on_kvstore_flag = self._update_on_kvstore
+        if config["update_on_kvstore"] is not None:
+            upd = config["update_on_kvstore"]
+        # MXNet fails on None.is_capable for update_on_kvstore=True without a store; xnd
+        # updates locally then
+        if upd and kv is not None and not kv.is_capable("optimizer"):
+            if config["update_on_kvstore"]:
+                raise ValueError(f"Please set update_on_kvstore=False when training with "
+                                 f"{type(kv)}")
+            upd = False
+        if kv is not None:
+            if self._compression_params:
+                kv.set_gradient_compression(self._compression_params)
+            if upd:
+                if self._own_store(kv):
+                    kv._set_updater(self._updaters[0])
+                else:
+                    kv.set_optimizer(self._optimizer)
+            self._kvstore, self._update_on_kvstore = kv, bool(upd)
+        else:
+            self._kvstore, self._update_on_kvstore = None, None
+        self._kv_initialized = True
+
+    @staticmethod
+    def _own_store(kv):
+        from ..kvstore import KVStore
+        return isinstance(kv, KVStore)
 
     def _multi(self):
         """The store of a multi-process job (gradients summed over the workers), or None."""
@@ -170,6 +186,12 @@ class Trainer:
             for p, v in zip(ready, vals):
                 for d in p.list_data():
                     d._write(jax.device_put(v, d.context.jax_device()))
+        kv = self._kvstore
+        if kv is not None and not self._own_store(kv):
+            for p in self._params_to_init:
+                if p._data is not None:
+                    arrays = p.list_data()
+                    kv.broadcast(self._param2idx[p._uuid], arrays[0], arrays)
         self._params_to_init = [p for p in self._params if p._data is None]
 
     @property
@@ -221,13 +243,29 @@ class Trainer:
             self._init_kvstore()
         if self._params_to_init:
             self._init_params()
-        if self._kvstore is not None and self._update_on_kvstore:
+        if self._kvstore and self._update_on_kvstore:
             raise AssertionError("allreduce_grads() when parameters are updated on kvstore is "
                                  "not supported. Try setting `update_on_kvstore` to False when "
                                  "creating trainer.")
         self._allreduce_grads()
 
     def _allreduce_grads(self):
+        kv = self._kvstore
+        if kv is None:
+            return  # no store: each copy is updated with its own gradient (as in MXNet)
+        if not self._own_store(kv):
+            for i, param in enumerate(self._params):
+                if param.grad_req != "null":
+                    grads = param.list_grad()
+                    fresh = [param._fresh_grad(g) for g in grads]
+                    if self._update_on_kvstore:
+                        kv.pushpull(i, grads, out=param.list_data(), priority=-i)
+                    else:
+                        kv.pushpull(i, grads, priority=-i)
+                    for g, was_fresh in zip(grads, fresh):
+                        if not was_fresh:
+                            param._mark_stale(g)
+            return
         for param in self._params:
             if param.grad_req == "null" or param._grad is None or len(param._grad) < 2:
                 continue
@@ -255,16 +293,14 @@ class Trainer:
 
     def update(self, batch_size, ignore_stale_grad=False):
         """Only the parameter update of ``step`` (use after ``allreduce_grads``)."""
-        if self._dist_spec and not self._kv_initialized:
-            self._init_kvstore()
-        if self._update_on_kvstore_flag:
-            raise UserWarning("update() when parameters are updated on kvstore is not "
-                              "supported. Try setting `update_on_kvstore` to False when "
-                              "creating trainer.")
         if not self._kv_initialized:
             self._init_kvstore()
         if self._params_to_init:
             self._init_params()
+        if self._kvstore and self._update_on_kvstore:
+            raise AssertionError("update() when parameters are updated on kvstore is not "
+                                 "supported. Try setting `update_on_kvstore` to False when "
+                                 "creating trainer.")
         self._check_and_rescale_grad(self._scale / batch_size)
         self._update(ignore_stale_grad)
 
@@ -285,6 +321,8 @@ class Trainer:
                             f"(Blocks) for this iteration. If you are intentionally only using a "
                             f"subset, call step with ignore_stale_grad=True to suppress this "
                             f"warning and skip updating of Parameters with stale gradient")
+            if self._kvstore and self._update_on_kvstore and not self._own_store(self._kvstore):
+                continue  # the store's pushpull updated the weights
             for k, (d, g) in enumerate(zip(datas, grads)):
                 if param._fresh_grad(g):
                     updates[k].append((i, param, d, g))

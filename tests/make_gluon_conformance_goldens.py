@@ -1,0 +1,114 @@
+"""Goldens for tests/test_gluon_conformance.py: what MXNet 1.9.1's gluon does where MXNet's own
+unit tests showed xnd differing (Trainer's kvstore choice, stores of another class, a
+hybridized block's optional arguments). Run: /work/mxref/bin/python tests/make_gluon_conformance_goldens.py
+"""
+import os
+
+import numpy as np
+
+from golden_files import real_mxnet, write
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "goldens", "gluon_conformance")
+
+# (kvstore, number of contexts, update_on_kvstore)
+TRAINER_CASES = [("device", 2, None), ("device", 2, False), ("local", 2, None),
+                 (None, 2, None), ("device", 1, None), ("local", 1, False)]
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 (the type is the golden)
+        return type(e).__name__
+    return None
+
+
+def trainer_cases(mx, arrays):
+    out = []
+    for k, (kv, n, upd) in enumerate(TRAINER_CASES):
+        x = mx.gluon.Parameter("x", shape=(3,))
+        x.initialize(ctx=[mx.cpu(i) for i in range(n)], init="ones")
+        tr = mx.gluon.Trainer([x], "sgd", {"learning_rate": 0.1, "momentum": 0.5},
+                              kvstore=kv, update_on_kvstore=upd)
+        for _ in range(2):
+            with mx.autograd.record():
+                for i, w in enumerate(x.list_data()):
+                    (w * w * (i + 1)).sum().backward()
+            tr.step(1)
+        for i, w in enumerate(x.list_data()):
+            arrays[f"trainer{k}_w{i}"] = w.asnumpy()
+        out.append({"kvstore": kv, "n_ctx": n, "update_on_kvstore": upd,
+                    "store_type": tr._kvstore.type if tr._kvstore else None,
+                    "chosen_update_on_kvstore": tr._update_on_kvstore,
+                    "distributed": tr._distributed,
+                    "update_error": _error(lambda: tr.update(1, ignore_stale_grad=True)),
+                    "allreduce_error": _error(tr.allreduce_grads)})
+    return out
+
+
+def teststore_case(mx, arrays):
+    x = mx.gluon.Parameter("x", shape=(4,))
+    x.initialize(ctx=[mx.cpu(0), mx.cpu(1)], init="ones")
+    kv = mx.kv.create("teststore")
+    tr = mx.gluon.Trainer([x], "sgd", {"learning_rate": 0.5}, kvstore=kv)
+    with mx.autograd.record():
+        for i, w in enumerate(x.list_data()):
+            (w * (i + 2)).backward()
+    tr.step(1)
+    arrays["teststore_w0"] = x.data(mx.cpu(0)).asnumpy()
+    arrays["teststore_w1"] = x.data(mx.cpu(1)).asnumpy()
+    bad = mx.gluon.Trainer([x], "sgd", kvstore=kv, update_on_kvstore=True)
+    return {"type": kv.type, "capable": kv.is_capable("optimizer"),
+            "update_on_kvstore": tr._update_on_kvstore,
+            "forced_error": _error(bad._init_kvstore)}
+
+
+def reset_case(mx):
+    x = mx.gluon.Parameter("x", shape=(2,))
+    x.initialize(ctx=[mx.cpu(0), mx.cpu(1)], init="zeros")
+    tr = mx.gluon.Trainer([x], "sgd", {"learning_rate": 0.1})
+    with mx.autograd.record():
+        for w in x.list_data():
+            (w + 1).backward()
+    tr.step(1)
+    before = tr._kvstore is not None
+    x.set_data(mx.nd.ones((2,)))
+    other = mx.gluon.Trainer([x], "sgd")
+    return {"store_before": before, "store_after_set_data": tr._kvstore is not None,
+            "kv_initialized_after": tr._kv_initialized,
+            "second_trainer_owns": x._trainer is other}
+
+
+def hybrid_none_case(mx, arrays):
+    class F(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, a, b=None):
+            return a * 2 if b is None else a * 2 + b
+
+    x = mx.nd.array([1.0, 2.0, 3.0])
+    res = {}
+    for order in ("short_first", "none_first"):
+        f = F()
+        f.hybridize()
+        calls = [(x,), (x, None)] if order == "short_first" else [(x, None), (x,)]
+        for j, args in enumerate(calls):
+            arrays[f"hybrid_{order}_{j}"] = f(*args).asnumpy()
+        res[order] = _error(lambda: f(x, x))
+    g = F()
+    g.hybridize()
+    res["two_contexts"] = _error(lambda: g(mx.nd.ones((3,), ctx=mx.cpu(1)),
+                                           mx.nd.ones((3,), ctx=mx.cpu(2))))
+    res["scalar_arg"] = _error(lambda: g(x, 1))
+    return res
+
+
+def main():
+    mx = real_mxnet()
+    arrays = {}
+    meta = {"trainer": trainer_cases(mx, arrays), "teststore": teststore_case(mx, arrays),
+            "reset": reset_case(mx), "hybrid_none": hybrid_none_case(mx, arrays)}
+    write(os.path.join(OUT, "cases.json"), os.path.join(OUT, "cases.npz"), meta, arrays)
+
+
+if __name__ == "__main__":
+    main()
