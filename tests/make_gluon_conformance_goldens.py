@@ -102,11 +102,39 @@ def hybrid_none_case(mx, arrays):
     return res
 
 
+# (angle(s) in degrees, zoom_in, zoom_out); the image is ROTATE_IMAGE (one CHW image, or
+# the batch of two when the angle is a list)
+ROTATE_CASES = [(30.0, False, False), (90.0, False, False), (-45.0, True, False),
+                (20.0, False, True), ([15.0, -120.0], False, False), ([60.0, 10.0], True, False)]
+
+
+def rotate_image():
+    return (np.arange(2 * 3 * 5 * 7, dtype=np.float32).reshape(2, 3, 5, 7) % 11) / 10
+
+
+def rotate_cases(mx, arrays):
+    from mxnet.gluon.data.vision import transforms
+    img = mx.nd.array(rotate_image())
+    for k, (deg, zin, zout) in enumerate(ROTATE_CASES):
+        if isinstance(deg, list):
+            out = mx.image.imrotate(img, mx.nd.array(deg), zoom_in=zin, zoom_out=zout)
+        else:
+            out = transforms.Rotate(deg, zin, zout)(img[0])
+        arrays[f"rotate{k}"] = out.asnumpy()
+    return {"uint8": _error(lambda: transforms.Rotate(10.0)(img[0].astype("uint8"))),
+            "both_zooms": _error(lambda: mx.image.imrotate(img, 10.0, True, True)),
+            "angles_mismatch": _error(lambda: mx.image.imrotate(img, mx.nd.array([1.0]))),
+            "single_needs_scalar": _error(lambda: mx.image.imrotate(img[0], mx.nd.array([1.0]))),
+            "bad_limits": _error(lambda: transforms.RandomRotation([10.0, -10.0])),
+            "bad_proba": _error(lambda: transforms.RandomRotation([-10.0, 10.0],
+                                                                  rotate_with_proba=1.5))}
+
+
 def main():
     mx = real_mxnet()
     arrays = {}
     meta = {"trainer": trainer_cases(mx, arrays), "teststore": teststore_case(mx, arrays),
-            "reset": reset_case(mx), "hybrid_none": hybrid_none_case(mx, arrays)}
+            "reset": reset_case(mx), "hybrid_none": hybrid_none_case(mx, arrays), "rotate": rotate_cases(mx, arrays)}
     write(os.path.join(OUT, "cases.json"), os.path.join(OUT, "cases.npz"), meta, arrays)
 
 

@@ -27,7 +27,8 @@ from ..base import MXNetError
 from ..ndarray import NDArray
 
 __all__ = ["imread", "imdecode", "imresize", "scale_down", "resize_short", "fixed_crop",
-           "random_crop", "center_crop", "color_normalize", "random_size_crop"]
+           "random_crop", "center_crop", "color_normalize", "random_size_crop", "imrotate",
+           "random_rotate"]
 
 F32 = np.float32
 
@@ -480,6 +481,66 @@ def color_normalize(src, mean, std=None):
     if std is not None:
         src /= _broadcastable(std, len(src.shape))
     return src
+
+
+def imrotate(src, rotation_degrees, zoom_in=False, zoom_out=False):
+    """Rotate a float32 CHW image (scalar angle) or NCHW batch (scalar or one angle per
+    image), in degrees counter-clockwise about the centre, keeping the shape: MXNet's
+    normalised sampling grid rotated, then ``BilinearSampler`` (zeros outside). ``zoom_in``
+    scales so that no padding shows, ``zoom_out`` so that the whole image stays in view."""
+    from . import ndarray as nd
+    if zoom_in and zoom_out:
+        raise ValueError("`zoom_in` and `zoom_out` cannot be both True")
+    if src.dtype is not np.float32:
+        raise TypeError("Only `float32` images are supported by this function")
+    single = src.ndim == 3
+    if single:
+        if not isinstance(rotation_degrees, numbers.Number):
+            raise TypeError("When a single image is passed the rotation angle is required to "
+                            "be a scalar.")
+        src = src.expand_dims(axis=0)
+    elif src.ndim != 4:
+        raise ValueError("Only 3D and 4D are supported by this function")
+    ctx = src.context
+    if isinstance(rotation_degrees, numbers.Number):
+        rotation_degrees = nd.array([rotation_degrees] * len(src), ctx=ctx)
+    if len(src) != len(rotation_degrees):
+        raise ValueError("The number of images must be equal to the number of rotation angles")
+    rad = (np.pi * rotation_degrees.as_in_context(ctx) / 180).reshape((-1, 1, 1))
+    _, _, h, w = src.shape
+    hs, ws = float(h - 1) / 2, float(w - 1) / 2
+    rows = nd.array(np.repeat(np.arange(h, dtype=F32)[:, None], w, 1), ctx=ctx) - hs
+    cols = nd.array(np.repeat(np.arange(w, dtype=F32)[None, :], h, 0), ctx=ctx) - ws
+    rows, cols = rows.expand_dims(axis=0), cols.expand_dims(axis=0)
+    cos, sin = nd.cos(rad), nd.sin(rad)
+    # normalised after the rotation, so the aspect ratio is kept
+    gx = (cols * cos - rows * sin) / ws
+    gy = (cols * sin + rows * cos) / hs
+    grid = nd.concat(gx.expand_dims(axis=1), gy.expand_dims(axis=1), dim=1)
+    if zoom_in or zoom_out:
+        hh, ww = nd.array([h], ctx=ctx), nd.array([w], ctx=ctx)
+        rho, phi = nd.sqrt(hh * hh + ww * ww), nd.arctan(hh / ww)
+        turn = nd.abs(rad)
+        ext_x = nd.maximum(nd.abs(rho * nd.cos(phi + turn)), nd.abs(rho * nd.cos(phi - turn)))
+        ext_y = nd.maximum(nd.abs(rho * nd.sin(phi + turn)), nd.abs(rho * nd.sin(phi - turn)))
+        if zoom_out:
+            scale = nd.maximum(ext_x / ww, ext_y / hh)
+        else:
+            scale = nd.minimum(ww / ext_x, hh / ext_y)
+        grid = grid * scale.expand_dims(axis=3)
+    out = nd.BilinearSampler(src, grid)
+    return out[0] if single else out
+
+
+def random_rotate(src, angle_limits, zoom_in=False, zoom_out=False):
+    """``imrotate`` by ``numpy.random.uniform(*angle_limits)`` degrees (one draw per image of
+    a batch)."""
+    from . import ndarray as nd
+    if src.ndim == 3:
+        degrees = np.random.uniform(*angle_limits)
+    else:
+        degrees = nd.array(np.random.uniform(*angle_limits, size=src.shape[0]))
+    return imrotate(src, degrees, zoom_in=zoom_in, zoom_out=zoom_out)
 
 
 def _install_resize():

@@ -11,14 +11,15 @@ import numpy as np
 
 from .....base import MXNetError
 from .....ndarray import NDArray
-from ....image import _random_size_box, _resize as _cv_resize, scale_down
+from ....image import _random_size_box, _resize as _cv_resize, imrotate, random_rotate, \
+    scale_down
 from ...block import Block
 from ...nn.basic_layers import Sequential
 
 __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "RandomResizedCrop", "CenterCrop",
            "Resize", "CropResize", "RandomFlipLeftRight", "RandomFlipTopBottom",
            "RandomBrightness", "RandomContrast", "RandomSaturation", "RandomHue",
-           "RandomColorJitter", "RandomLighting", "RandomApply"]
+           "RandomColorJitter", "RandomLighting", "RandomApply", "Rotate", "RandomRotation"]
 
 
 def _nd():
@@ -351,3 +352,42 @@ class RandomApply(Sequential):
         if self.p < random.random():
             return x
         return self.transforms(x)
+
+
+def _float32_only(x):
+    if x.dtype is not np.float32:
+        raise TypeError("This transformation only supports float32. Consider calling it after "
+                        "ToTensor")
+
+
+class Rotate(Block):
+    """``mx.image.imrotate`` by a fixed angle (float32 CHW or NCHW input)."""
+
+    def __init__(self, rotation_degrees, zoom_in=False, zoom_out=False):
+        super().__init__()
+        self._args = (rotation_degrees, zoom_in, zoom_out)
+
+    def forward(self, x):
+        _float32_only(x)
+        return imrotate(x, *self._args)
+
+
+class RandomRotation(Block):
+    """``mx.image.random_rotate`` within ``angle_limits`` with probability
+    ``rotate_with_proba`` (drawn with numpy.random, before the dtype check, as in MXNet)."""
+
+    def __init__(self, angle_limits, zoom_in=False, zoom_out=False, rotate_with_proba=1.0):
+        super().__init__()
+        lower, upper = angle_limits
+        if lower >= upper:
+            raise ValueError("`angle_limits` must be an ordered tuple")
+        if rotate_with_proba < 0 or rotate_with_proba > 1:
+            raise ValueError("Probability of rotating the image should be between 0 and 1")
+        self._args = (angle_limits, zoom_in, zoom_out)
+        self._rotate_with_proba = rotate_with_proba
+
+    def forward(self, x):
+        if np.random.random() > self._rotate_with_proba:
+            return x
+        _float32_only(x)
+        return random_rotate(x, *self._args)
