@@ -11,12 +11,17 @@ MXNet 1.9.1 behaviour matched:
   under the same conditions (c = regularization_coefficient).
 - ``ravel_multi_index(data (ndim, n), shape)`` is ``sum_i data[i] * stride_i`` with the strides
   of ``shape`` (no bounds check, -1 in shape computed as is); ``unravel_index`` the inverse;
-  both in the input's dtype.
+  both in the input's dtype; ``unravel_index`` leaves the leading coordinate unwrapped.
+- ``_histogram(data, bins=None, bin_cnt=, range=)``: (counts int64, bin edges in data's dtype).
+  Uniform bins: edges ``dtype((hi*i + (cnt-i)*lo) / cnt)``; a value in [lo, hi] goes to bin
+  ``min(cnt-1, int((x-lo)*cnt/(hi-lo)))``, moved one down or up to agree with those (cast)
+  edges. Given edges: the last edge not above x, the right end inclusive. Others not counted.
 """
 import jax.numpy as jnp
+import numpy as np
 
 from ..base import MXNetError
-from .attrs import Bool, Float, IntOrShape, Shape, optional
+from .attrs import Bool, Float, Int, IntOrShape, Shape, _literal, optional
 from .loss import _head_ignoring, _int_label
 from .nn_common import param_shapes_from
 from .registry import register
@@ -88,7 +93,48 @@ def unravel_index(data, *, shape: optional(Shape) = None):
     if shape is None:
         raise MXNetError("unravel_index: shape is required")
     idx = data.astype(jnp.int64)
-    out = []
-    for st, d in zip(_strides(shape), shape):
+    # the leading coordinate is not wrapped (MXNet: 49 in shape (3, 7) -> (7, 0)), so a
+    # leading -1 ("any length") works too
+    out = [idx // _strides(shape)[0]]
+    for st, d in list(zip(_strides(shape), shape))[1:]:
         out.append((idx // st) % d)
     return jnp.stack(out).astype(data.dtype)
+
+
+def _pair(v):
+    """``range=(lo, hi)``: two floats, lo <= hi."""
+    v = _literal(v)
+    lo, hi = (float(e) for e in v)
+    if lo > hi:
+        raise ValueError(f"range {v} must have its first element <= its second")
+    return lo, hi
+
+
+def _cast_edges(e, dtype):
+    return (jnp.trunc(e) if jnp.issubdtype(dtype, jnp.integer) else e).astype(dtype)
+
+
+@register("_histogram", "_npi_histogram", num_outputs=2)
+def histogram(data, bins=None, *, bin_cnt: optional(Int) = None, range: optional(_pair) = None):
+    x = data.reshape(-1)
+    if bins is not None:
+        edges = bins.astype(data.dtype)
+        n = edges.shape[0] - 1
+        t = jnp.minimum(jnp.sum(x[:, None] >= edges[None, :], axis=1) - 1, n - 1)
+        ok = (x >= edges[0]) & (x <= edges[-1])
+    else:
+        if bin_cnt is None or range is None:
+            raise MXNetError("_histogram: give either the bins input or both bin_cnt and range")
+        lo, hi, n = range[0], range[1], bin_cnt
+        i = np.arange(n + 1, dtype=np.float64)      # static: numpy's exact division, not
+        edges = _cast_edges(jnp.asarray((hi * i + (n - i) * lo) / n), data.dtype)  # XLA's
+        xf = x.astype(jnp.float64)
+        ok = (xf >= lo) & (xf <= hi)
+        t = jnp.minimum(n - 1, jnp.trunc((xf - lo) * n / (hi - lo)).astype(jnp.int32))
+        t = jnp.clip(t, 0, n - 1)
+        t = t - (x < edges[t])
+        up = (x >= edges[jnp.clip(t + 1, 0, n)]) & (t != n - 1)
+        t = t + up
+        ok = ok & (t >= 0)
+    counts = jnp.zeros((n,), jnp.int64).at[jnp.where(ok, t, n)].add(1, mode="drop")
+    return counts, edges

@@ -91,6 +91,34 @@ pow = power = _scalar_binary("power", "_power", "_power_scalar", "_rpower_scalar
 hypot = _scalar_binary("hypot", "_hypot", "_hypot_scalar", "_hypot_scalar", "_hypot",
                        lambda a, b: float(_np.hypot(a, b)))
 
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """MXNet's symbol.split_v2: a ``_split_v2`` node, into ``sections`` equal parts (an int)
+    or at the given indices (a tuple; stored with MXNet's leading 0)."""
+    if isinstance(indices_or_sections, int):
+        attrs = {"sections": indices_or_sections, "indices": ()}
+    elif isinstance(indices_or_sections, tuple):
+        attrs = {"sections": 0, "indices": (0,) + indices_or_sections}
+    else:
+        raise ValueError("indices_or_sections must either int or tuple of ints")
+    return _create("_split_v2", [ary], dict(attrs, axis=axis, squeeze_axis=squeeze_axis),
+                   None, "_split_v2")
+
+
+def histogram(a, bins=10, range=None, **kwargs):
+    """MXNet's symbol.histogram: a ``_histogram`` node over the edges ``bins`` (a Symbol) or
+    ``bins`` uniform bins over ``range`` (required in symbol mode)."""
+    if isinstance(bins, Symbol):
+        return _create("_histogram", [a, bins], kwargs, kwargs.pop("name", None), "_histogram")
+    if isinstance(bins, int):
+        if range is None:
+            raise ValueError("null range is not supported in symbol mode")
+        return _create("_histogram", [a], dict(kwargs, bin_cnt=bins, range=range),
+                       kwargs.pop("name", None), "_histogram")
+    raise ValueError("bins argument should be either an integer or an NDArray")
+
+
 _install()
 _install_methods()
 

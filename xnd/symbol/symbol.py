@@ -384,6 +384,7 @@ _CONDITIONAL_INPUTS = {
     "valid_length": lambda p: p.get("use_length", False),
     "data_lengths": lambda p: p.get("use_data_lengths", False),
     "label_lengths": lambda p: p.get("use_label_lengths", False),
+    "bins": lambda p: p.get("bin_cnt") is None,  # _histogram: edges or bin_cnt uniform bins
     "like": lambda p: p.get("mode") == "like",  # BilinearResize2D
     "trans": lambda p: not p.get("no_trans", False),  # DeformablePSROIPooling
 }

@@ -1,0 +1,79 @@
+"""Record what real MXNet 1.9.1 does for the operators that MXNet's test_operator.py taught
+xnd about (histogram, unravel_index with a leading -1, symbol.split_v2).
+
+    /work/mxref/bin/python tests/make_operator_conformance_goldens.py
+
+Writes ``tests/goldens/operator_conformance/cases.json``: per case the call, its inputs and
+MXNet's outputs (values and dtypes). Deterministic (fixed inputs); the case table ``CASES``
+is plain data, imported by tests/test_operator_conformance_ops.py.
+"""
+import json
+import os
+import warnings
+
+import golden_files
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+JSON_PATH = os.path.join(HERE, "goldens", "operator_conformance", "cases.json")
+
+_X = [-3.0, -1.0, 0.0, 0.5, 1.0, 2.5, 2.4999, 7.0, -2.5, 1.25]
+# (name, fn, [(input values, dtype)], keyword attributes, bins given as an array (or None))
+CASES = [
+    ("hist_uniform_f32", "histogram", [(_X, "float32")], {"bins": 4, "range": (-2.5, 2.5)}, None),
+    ("hist_uniform_f64", "histogram", [(_X, "float64")], {"bins": 7, "range": (-2.0, 3.0)}, None),
+    ("hist_uniform_int", "histogram", [(_X, "int32")], {"bins": 4, "range": (-2.0, 3.0)}, None),
+    ("hist_edges", "histogram", [(_X, "float32")], {}, ([-1.0, 0.5, 2.0, 4.5, 50.0], "float32")),
+    ("hist_edges_2d", "histogram", [([[0.5, 2.0], [4.5, 9.0]], "float64")], {},
+     ([0.5, 2.0, 4.5, 9.0], "float64")),
+    ("hist_numpy", "histogram", [([1.0, 2.0, 3.0, 9.0], "float32")], {"bins": 3}, None),
+    ("unravel_lead_minus1", "unravel_index", [([5, 7, 49, 200], "float32")],
+     {"shape": (-1, 7)}, None),
+    ("unravel_no_wrap", "unravel_index", [([5, 7, 49, 200], "float32")], {"shape": (3, 7)}, None),
+    ("ravel_lead_minus1", "ravel_multi_index", [([[0, 1, 7], [5, 0, 0]], "float32")],
+     {"shape": (-1, 7)}, None),
+]
+SPLIT_CASES = [  # symbol.split_v2(data (4, 3), indices_or_sections, axis)
+    ("split_indices", (1, 3), 0),
+    ("split_sections", 3, 1),
+]
+
+
+def main():
+    mx = golden_files.real_mxnet()
+    import numpy as np
+    out = {}
+    for name, fn, ins, attrs, bins in CASES:
+        args = [mx.nd.array(v, dtype=d) for v, d in ins]
+        kw = dict(attrs)
+        if bins is not None:
+            kw["bins"] = mx.nd.array(bins[0], dtype=bins[1])
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            res = getattr(mx.nd, fn)(*args, **kw)
+        res = res if isinstance(res, (list, tuple)) else [res]
+        out[name] = {"outputs": [r.asnumpy().tolist() for r in res],
+                     "dtypes": [np.dtype(r.dtype).name for r in res],
+                     "warnings": [str(x.message) for x in w]}
+    data = np.arange(12, dtype=np.float32).reshape(4, 3)
+    for name, ios, axis in SPLIT_CASES:
+        s = mx.sym.split_v2(mx.sym.var("data"), indices_or_sections=ios, axis=axis)
+        ex = s.bind(mx.cpu(), {"data": mx.nd.array(data)})
+        out[name] = {"list_outputs": s.list_outputs(),
+                     "outputs": [o.asnumpy().tolist() for o in ex.forward()]}
+    for name, bad in (("split_bad", [1]),):
+        try:
+            mx.sym.split_v2(mx.sym.var("data"), bad)
+        except Exception as e:  # noqa: BLE001  (record MXNet's error type and text)
+            out[name] = {"error": type(e).__name__, "message": str(e)}
+    try:
+        mx.sym.histogram(mx.sym.var("a"), bins=3)
+    except Exception as e:  # noqa: BLE001
+        out["sym_hist_no_range"] = {"error": type(e).__name__, "message": str(e)}
+    os.makedirs(os.path.dirname(JSON_PATH), exist_ok=True)
+    with open(JSON_PATH, "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
