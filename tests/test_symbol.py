@@ -292,3 +292,31 @@ def test_variable_int_shape_is_one_dimensional():
     v = mx.sym.var("w", shape=3)
     assert v.attr("__shape__") == "3"
     assert (v + 1).infer_shape() == ([(3,)], [(3,)], [])
+
+
+def test_tojson_marks_numpy_shape_semantics():
+    # MXNet 1.9.1 adds "is_np_shape": ["int", 1] only under mx.np_shape(True)
+    import xnd as mx
+    s = mx.sym.Variable("a") + 1
+    assert json.loads(s.tojson())["attrs"] == {"mxnet_version": ["int", 10901]}
+    with mx.np_shape(True):
+        assert json.loads(s.tojson())["attrs"] == {"is_np_shape": ["int", 1],
+                                                   "mxnet_version": ["int", 10901]}
+
+
+def test_gen_atomic_symbol_and_partial_types_through_a_cast():
+    # MXNet 1.9.1: the operator alone, unnamed, no arguments, its visible outputs
+    import xnd as mx
+    v = [mx.sym.Variable(n) for n in ("data", "param", "h0", "h1")]
+    s = mx.sym.RNN(*v, state_size=10, num_layers=2, bidirectional=True, state_outputs=True,
+                   mode="lstm", name="r")
+    a = s._gen_atomic_symbol()
+    assert a.name == "" and a.list_arguments() == []
+    assert a.list_outputs() == ["output", "state_output", "statecell_output"]
+    # a Cast's dtype is its output's, so partial inference leaves its input unknown
+    fc = mx.sym.FullyConnected(mx.sym.Cast(mx.sym.Variable("data"), dtype="float32"),
+                               num_hidden=4, name="fc1")
+    mlp = mx.sym.SoftmaxOutput(fc, name="softmax")
+    assert mlp.infer_type_partial() == ([None, np.float32, np.float32, np.float32],
+                                        [np.float32], [])
+    assert mlp.infer_type(data=np.float16)[0] == [np.float16] + [np.float32] * 3

@@ -44,7 +44,8 @@ class Node:
     def output_names(self):
         if self.op is None:
             return [self.name]
-        return [f"{self.name}_{s}" for s in self.op.out_names(self.params())]
+        names = self.op.out_names(self.params())
+        return [f"{self.name}_{s}" for s in names] if self.name else names  # (an atomic symbol)
 
     def input_slot(self, i):
         """The op's name for input position ``i`` (variadic ops repeat their last name)."""

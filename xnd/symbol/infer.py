@@ -235,6 +235,9 @@ def infer_shape(sym, args, kwargs, partial):
     return arg_shapes, out_shapes, aux_shapes
 
 
+_CASTS = frozenset(("Cast", "amp_cast"))
+
+
 @graph_pass
 def infer_type(sym, args, kwargs, partial=False):
     from ..lowering.dtypes import np_dtype
@@ -260,12 +263,14 @@ def infer_type(sym, args, kwargs, partial=False):
                                  f"dtypes {[np.dtype(t).name for t in ins if t is not None]}")
         attr_dt = n.params().get("dtype")
         attr_dt = np.dtype(attr_dt).type if isinstance(attr_dt, str) else None
+        # a cast's dtype is its output's: it says nothing of its input
+        fill = first if n.op.name in _CASTS else (attr_dt or first)
         for src, i in n.inputs:
-            if src.op is None and (id(src), 0) not in dt and (first or attr_dt) is not None:
-                dt[(id(src), 0)] = attr_dt or first
-        if first is None:
-            continue
+            if src.op is None and (id(src), 0) not in dt and fill is not None:
+                dt[(id(src), 0)] = fill
         o = attr_dt or first
+        if o is None:
+            continue
         for i in range(n.num_outputs()):
             dt[(id(n), i)] = o
     aux = aux_nodes(nodes)

@@ -9,6 +9,7 @@ import logging
 
 from ..base import MXNetError
 from ..lowering import registry
+from ..semantics import is_np_shape
 from .graph import Node, graph_pass, topo
 
 MXNET_VERSION = 10901
@@ -84,6 +85,8 @@ def to_json(sym):
         "heads": [[index[id(n)], i, 0] for n, i in sym._outputs],
         "attrs": {"mxnet_version": ["int", MXNET_VERSION]},
     }
+    if is_np_shape():  # MXNet marks graphs saved under numpy shape semantics (0: zero-size)
+        doc["attrs"] = {"is_np_shape": ["int", 1], **doc["attrs"]}
     return _dump(doc, 0)
 
 

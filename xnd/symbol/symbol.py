@@ -119,6 +119,15 @@ class Symbol:
         entries = [e for n in nodes if n.op is not None for e in n.inputs]
         return Symbol(entries) if entries else None
 
+    def _gen_atomic_symbol(self):
+        """This symbol's operator alone: its attributes, no inputs and no name (MXNet's
+        atomic symbol, the unit that subgraph and AMP passes rebuild graphs from)."""
+        node = self._outputs[0][0]
+        if node.op is None:
+            raise MXNetError("_gen_atomic_symbol: a variable has no operator")
+        atom = Node(node.op, "", dict(node.attrs), [])
+        return Symbol([(atom, i) for i in range(atom.num_visible())])
+
     def __bool__(self):
         raise NotImplementedForSymbol(self.__bool__, "bool")
 
