@@ -320,3 +320,29 @@ def test_gen_atomic_symbol_and_partial_types_through_a_cast():
     assert mlp.infer_type_partial() == ([None, np.float32, np.float32, np.float32],
                                         [np.float32], [])
     assert mlp.infer_type(data=np.float16)[0] == [np.float16] + [np.float32] * 3
+
+
+def test_shape_inference_runs_backwards_through_ops():
+    # MXNet 1.9.1 completes unknown (0) input dims from known output dims (values from it)
+    import xnd as mx
+    V = mx.sym.Variable
+    fc = mx.sym.FullyConnected(V("a", shape=(0, 10)), num_hidden=21)
+    assert (fc + V("c", shape=(5, 0))).infer_shape()[0] == [(5, 10), (21, 10), (21,), (5, 21)]
+    cat = mx.sym.Concat(V("a", shape=(0, 10)), V("b", shape=(0, 5)), num_args=2, dim=1)
+    assert (V("d", shape=(2, 0)) + cat).infer_shape()[0] == [(2, 15), (2, 10), (2, 5)]
+    parts = mx.sym.SliceChannel(V("a", shape=(0, 15, 0)), num_outputs=3, squeeze_axis=False)
+    assert (parts[1] + V("c", shape=(3, 5, 2))).infer_shape()[0] == [(3, 15, 2), (3, 5, 2)]
+    conv = mx.sym.Convolution(V("a", shape=(0, 10, 0, 0)), num_filter=21, kernel=(3, 3),
+                              pad=(1, 1))
+    assert (conv + V("c", shape=(5, 21, 32, 32))).infer_shape()[0][0] == (5, 10, 32, 32)
+    # stride 2: 31 and 32 both give 16, so the input stays unknown (MXNet: not inferred)
+    conv2 = mx.sym.Convolution(V("a", shape=(0, 10, 0, 0)), num_filter=21, kernel=(3, 3),
+                               pad=(1, 1), stride=(2, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert (conv2 + V("c", shape=(5, 21, 16, 16))).infer_shape() == (None, None, None)
+    # an elementwise op's output is known from one known input (partial inference)
+    x2h = mx.sym.FullyConnected(V("data"), num_hidden=8, name="x2h")
+    h2h = mx.sym.FullyConnected(V("prev"), num_hidden=8, name="h2h")
+    args, outs, _ = mx.sym.relu(mx.sym.elemwise_add(x2h, h2h)).infer_shape_partial(data=(3, 4))
+    assert outs == [(3, 8)] and args[3:] == [(), (), ()]

@@ -123,7 +123,10 @@ def propagate(sym, shapes, dtypes, is_train=False):
         else:
             out[(id(n), 0)] = jax.ShapeDtypeStruct(tuple(shape), np.dtype(dt))
             partial.pop(id(n), None)
-    for _ in range(2):  # a second sweep lets shapes found later flow back into variables
+    targets = {}  # (id(op node), output) -> a partly known shape it must have (its consumers')
+    for sweep in range(3):  # later sweeps let shapes found later flow back into variables
+        if sweep == 2 and not _backward(nodes, out, partial, targets, define, dtypes, is_train):
+            break
         for n in nodes:
             if n.op is None:
                 if (id(n), 0) not in out:
@@ -139,6 +142,8 @@ def propagate(sym, shapes, dtypes, is_train=False):
                 known = next((s for s in ins if s is not None), None)
                 for k, (src, i) in enumerate(n.inputs):
                     var, chain = behind_casts(src)
+                    if ins[k] is None and filled[k] is not None and var.op is not None:
+                        targets[(id(var), i)] = _merge(targets.get((id(var), i)), filled[k])
                     if ins[k] is None and filled[k] is not None and var.op is None:
                         dt = dtypes.get(var.name) or _declared_dtype(var) or (
                             known.dtype if known is not None else np.float32)
@@ -149,14 +154,138 @@ def propagate(sym, shapes, dtypes, is_train=False):
             if all(s is not None for s in ins) and (id(n), 0) not in out:
                 for i, s in enumerate(eval_node(n, ins, is_train)):
                     out[(id(n), i)] = s
-            elif (id(n), 0) not in out and all(s is not None or partial.get(id(src)) is not None
-                                               for s, (src, _) in zip(ins, n.inputs)):
-                shape = _partial_output(n, ins, [partial.get(id(src)) for _, (src, _) in
-                                                 zip(ins, n.inputs)], is_train)
+            elif (id(n), 0) not in out and all(
+                    s is not None or _partly(src, i, partial, targets) is not None
+                    for s, (src, i) in zip(ins, n.inputs)):
+                shape = _partial_output(n, ins, [_partly(src, i, partial, targets)
+                                                 for _, (src, i) in zip(ins, n.inputs)], is_train)
                 if shape is not None:
                     partial[id(n)] = shape
     propagate.partial = partial
     return nodes, out
+
+
+def _partly(src, i, partial, targets):
+    """What is known of output ``i`` of ``src`` without its value: its partial shape, merged
+    with the shape its consumers require."""
+    return _merge(targets.get((id(src), i)), partial.get(id(src)) if i == 0 else None)
+
+
+def _merge(a, b):
+    """Two partly known shapes (0: unknown dim) as one, or ``a`` where they disagree."""
+    if a is None or b is None or len(a) != len(b):
+        return b if a is None else a
+    if any(x and y and x != y for x, y in zip(a, b)):
+        return a
+    return tuple(x or y for x, y in zip(a, b))
+
+
+# stand-in sizes of unknown dims: primes (no accidental divisibility), small enough that a
+# 4-d stand-in stays under the size check
+_PROBE = (61, 67)
+
+
+def _solve_inputs(node, ins, partials, want, is_train):
+    # want: {output index: partly known shape}
+    """MXNet's shape functions also run backwards: an op's unknown input dims from its known
+    output dims. Each unknown input dim is probed at two stand-in sizes; an output dim that
+    moves with it affinely (and with no other unknown) gives its size. Returns
+    {input position: completed shape}."""
+    unknown = [(k, j) for k, p in enumerate(partials) if p is not None
+               for j, d in enumerate(p) if d == 0]
+    if not unknown:
+        return {}
+
+    def run(vary=(), size=_PROBE[1]):
+        structs = []
+        for k, (s, p) in enumerate(zip(ins, partials)):
+            if s is not None:
+                structs.append(s)
+            else:
+                dims = tuple((size if (k, j) in vary else _PROBE[0]) if d == 0 else d
+                             for j, d in enumerate(p))
+                structs.append(jax.ShapeDtypeStruct(dims, np.float32))
+        return [tuple(o.shape) for o in eval_node(node, structs, is_train)]
+    try:
+        base = run()
+    except Exception:  # noqa: BLE001  (an op that cannot take the stand-ins: no rule)
+        return {}
+    try:
+        groups = [(u,) for u in unknown]
+        moved = {g: run(g) for g in groups}
+    except Exception:  # noqa: BLE001  (coupled dims, as Concat's batch dims: move together)
+        by_dim = {}
+        for k, j in unknown:
+            by_dim.setdefault(j, []).append((k, j))
+        groups = [tuple(g) for g in by_dim.values()]
+        try:
+            moved = {g: run(g) for g in groups}
+        except Exception:  # noqa: BLE001
+            return {}
+    solved = {}
+    for i, shape in want.items():
+        if i >= len(base) or len(base[i]) != len(shape):
+            continue
+        for m, w in enumerate(shape):
+            movers = [g for g in groups if moved[g][i][m] != base[i][m]]
+            if w == 0 or len(movers) != 1:
+                continue
+            g = movers[0]
+            alpha = (moved[g][i][m] - base[i][m]) / (_PROBE[1] - _PROBE[0])
+            d = (w - base[i][m]) / alpha + _PROBE[0]
+            if d >= 1 and d == int(d) and _unique(run, g, int(d), i, m, w):
+                solved.update({u: int(d) for u in g})
+    res = {}
+    for (k, j), d in solved.items():
+        res[k] = tuple(d if jj == j else x for jj, x in enumerate(res.get(k, partials[k])))
+    return res
+
+
+def _unique(run, group, d, i, m, w):
+    """``d`` gives output dim ``w`` and its neighbours do not (a strided window's floor makes
+    several sizes give one output size: MXNet then leaves the input unknown too)."""
+    try:
+        return run(group, d)[i][m] == w and all(
+            run(group, e)[i][m] != w for e in (d - 1, d + 1) if e >= 1)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _backward(nodes, out, partial, targets, define, dtypes, is_train):
+    """One sweep from the heads down: each op whose output shape is (partly) known fills in
+    the unknown dims of its partly known inputs (a variable, or an op whose output must then
+    have that shape). True when a variable got a shape."""
+    grew = False
+    for n in reversed(nodes):
+        if n.op is None:
+            continue
+        want = {}
+        for i in range(n.num_outputs()):
+            have = out.get((id(n), i))
+            w = _merge(targets.get((id(n), i)), tuple(have.shape) if have is not None else
+                       partial.get(id(n)) if i == 0 else None)
+            if w is not None:
+                want[i] = w
+        if not want:
+            continue
+        ins = [out.get((id(src), i)) for src, i in n.inputs]
+        partials = [None if s is not None else _partly(src, i, partial, targets)
+                    for s, (src, i) in zip(ins, n.inputs)]
+        if any(s is None and p is None for s, p in zip(ins, partials)):
+            continue
+        for k, shape in _solve_inputs(n, ins, partials, want, is_train).items():
+            src, i = n.inputs[k]
+            var, chain = behind_casts(src)
+            if var.op is None:
+                known = next((s for s in ins if s is not None), None)
+                define(var, shape, dtypes.get(var.name) or _declared_dtype(var) or (
+                    known.dtype if known is not None else np.float32))
+                if (id(var), 0) in out:
+                    eval_chain(chain, out, is_train)
+                grew = True
+            else:
+                targets[(id(var), i)] = _merge(targets.get((id(var), i)), shape)
+    return grew
 
 
 def _partial_output(node, ins, partials, is_train):
