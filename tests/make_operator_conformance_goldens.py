@@ -1,5 +1,6 @@
 """Record what real MXNet 1.9.1 does for the operators that MXNet's test_operator.py taught
-xnd about (histogram, unravel_index with a leading -1, symbol.split_v2).
+xnd about (histogram, unravel_index with a leading -1, symbol.split_v2, gather_nd's
+bounds check).
 
     /work/mxref/bin/python tests/make_operator_conformance_goldens.py
 
@@ -31,6 +32,11 @@ CASES = [
     ("unravel_no_wrap", "unravel_index", [([5, 7, 49, 200], "float32")], {"shape": (3, 7)}, None),
     ("ravel_lead_minus1", "ravel_multi_index", [([[0, 1, 7], [5, 0, 0]], "float32")],
      {"shape": (-1, 7)}, None),
+]
+GATHER_CASES = [  # gather_nd on [[0, 1, 2], [3, 4, 5]]: negative coordinates wrap, others raise
+    ("gather_negative", [[-2, 1, 0], [0, 1, -3]]),
+    ("gather_too_big", [[0, 1, 0], [0, 1, 3]]),
+    ("gather_too_small", [[0, 1, 0], [0, 1, -5]]),
 ]
 SPLIT_CASES = [  # symbol.split_v2(data (4, 3), indices_or_sections, axis)
     ("split_indices", (1, 3), 0),
@@ -69,6 +75,12 @@ def main():
         mx.sym.histogram(mx.sym.var("a"), bins=3)
     except Exception as e:  # noqa: BLE001
         out["sym_hist_no_range"] = {"error": type(e).__name__, "message": str(e)}
+    data = mx.nd.array([[0, 1, 2], [3, 4, 5]])
+    for name, idx in GATHER_CASES:
+        try:
+            out[name] = {"outputs": mx.nd.gather_nd(data, mx.nd.array(idx)).asnumpy().tolist()}
+        except IndexError as e:
+            out[name] = {"error": "IndexError", "message": str(e).strip().splitlines()[-1]}
     os.makedirs(os.path.dirname(JSON_PATH), exist_ok=True)
     with open(JSON_PATH, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)

@@ -2,7 +2,7 @@
 (tests/make_operator_conformance_goldens.py): nd/sym.histogram (uniform bins over a range in
 float and integer dtypes, given edges, numpy's result without a range), unravel_index and
 ravel_multi_index with a leading -1 (the leading coordinate is not wrapped), and
-symbol.split_v2."""
+symbol.split_v2, and gather_nd's IndexError for out-of-range coordinates."""
 import json
 import os
 import warnings
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import xnd as mx
-from make_operator_conformance_goldens import CASES, SPLIT_CASES
+from make_operator_conformance_goldens import CASES, GATHER_CASES, SPLIT_CASES
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "goldens", "operator_conformance", "cases.json")) as f:
@@ -61,3 +61,15 @@ def test_sym_histogram():
     assert given.list_arguments() == ["a", "b"]
     counts, _ = given.bind(mx.cpu(), {"a": x, "b": mx.nd.array([0, 0.5, 1])}).forward()
     assert counts.asnumpy().tolist() == [1, 3]
+
+
+@pytest.mark.parametrize("name,idx", GATHER_CASES, ids=[c[0] for c in GATHER_CASES])
+def test_gather_nd_bounds(name, idx):
+    want = GOLD[name]
+    data = mx.nd.array([[0, 1, 2], [3, 4, 5]])
+    if "error" in want:
+        with pytest.raises(IndexError) as e:
+            mx.nd.gather_nd(data, mx.nd.array(idx)).asnumpy()
+        assert want["message"].split("IndexError: ")[-1] in str(e.value)
+    else:
+        assert mx.nd.gather_nd(data, mx.nd.array(idx)).asnumpy().tolist() == want["outputs"]

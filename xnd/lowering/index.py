@@ -83,7 +83,21 @@ def one_hot(indices, *, depth: Int, on_value: Float = 1.0, off_value: Float = 0.
     return jnp.where(hit, on_value, off_value).astype(dtype)
 
 
-@register("gather_nd")
+def _gather_nd_in_range(attrs, data, indices):
+    """MXNet raises IndexError for a coordinate outside [-size, size) when the result is
+    read; xnd checks the (eager) indices on the host before running."""
+    idx = np.asarray(indices)
+    if idx.ndim == 0 or idx.shape[0] > data.ndim:
+        return                                   # the kernel reports the shape error
+    for ax in range(idx.shape[0]):
+        n, row = data.shape[ax], idx[ax].astype(np.int64)
+        bad = (row < -n) | (row >= n)
+        if bad.any():
+            raise IndexError(f"gather_nd: index {int(row[bad].ravel()[0])} is out of bounds "
+                             f"for axis {ax} with size {n}")
+
+
+@register("gather_nd", check=_gather_nd_in_range)
 def gather_nd(data, indices):
     """indices (M, ...): row i holds coordinates on axis i of data."""
     idx = _int_index(indices)
