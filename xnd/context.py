@@ -15,6 +15,16 @@ _DEVTYPE2STR = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
 _DEVSTR2TYPE = {v: k for k, v in _DEVTYPE2STR.items()}
 
 
+class _ClassGetter:
+    """A read-only property of the class itself (MXNet's classproperty)."""
+
+    def __init__(self, fget):
+        self.fget = fget
+
+    def __get__(self, obj, owner):
+        return self.fget(owner)
+
+
 class Context:
     """A device: ``Context('cpu', 0)``, ``Context(other_ctx)``; usable as ``with``."""
 
@@ -75,6 +85,16 @@ class Context:
 
     def empty_cache(self):
         """MXNet frees its memory pool here; XLA manages its own, so nothing to do."""
+
+    @_ClassGetter
+    def default_ctx(cls):
+        """Deprecated in MXNet 1.9.1 (DeprecationWarning): the current context."""
+        import warnings
+        warnings.warn("Context.default_ctx has been deprecated. Please use "
+                      "Context.current_context() instead. Please use "
+                      "test_utils.set_default_context to set a default context",
+                      DeprecationWarning, stacklevel=2)
+        return current_context()
 
 
 def _jax_device(kind, i, ctx):
