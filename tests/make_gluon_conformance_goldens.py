@@ -130,11 +130,47 @@ def rotate_cases(mx, arrays):
                                                                   rotate_with_proba=1.5))}
 
 
+def set_fixed_values(mx, block):
+    """Deterministic parameter values (initializers draw from each library's own RNG)."""
+    for k, (name, p) in enumerate(sorted(block.collect_params().items())):
+        n = int(np.prod(p.shape))
+        p.set_data(mx.nd.array((0.3 * np.sin(np.arange(n) + k)).reshape(p.shape)))
+
+
+def rnn_cases(mx, arrays):
+    from mxnet import gluon
+    # a fused layer and its unfused cells (parameters shared by name)
+    layer = gluon.rnn.LSTM(3, num_layers=2, bidirectional=True, input_size=2)
+    cells = layer._unfuse()
+    layer.initialize()
+    set_fixed_values(mx, layer)
+    x = mx.nd.array(np.linspace(-1, 1, 3 * 2 * 2).reshape(3, 2, 2))
+    arrays["unfuse_layer"] = layer(x).asnumpy()
+    arrays["unfuse_cells"] = cells.unroll(3, x, layout="TNC", merge_outputs=True)[0].asnumpy()
+    # a stack unrolled on a whole symbolic sequence: begin states from shape inference
+    stack = gluon.rnn.SequentialRNNCell()
+    stack.add(gluon.rnn.LSTMCell(4, prefix="l0_"))
+    stack.add(gluon.rnn.LSTMCell(4, prefix="l1_"))
+    out, states = stack.unroll(2, mx.sym.var("data"), merge_outputs=True)
+    shapes = {"out": mx.sym.Group([out] + states).infer_shape(data=(5, 2, 6))[1]}
+    # a list of (N, C) steps with layout TNC: the batch is each step's first axis
+    seq = gluon.rnn.HybridSequentialRNNCell()
+    seq.add(gluon.rnn.LSTMCell(3, prefix="s0_"))
+    seq.add(gluon.rnn.LSTMCell(3, prefix="s1_"))
+    seq.initialize(mx.init.Constant(0.1))
+    steps = [mx.nd.array(np.full((2, 5), 0.2 * (k + 1), np.float32)) for k in range(3)]
+    outs, _ = seq.unroll(3, steps, layout="TNC")
+    for k, o in enumerate(outs):
+        arrays[f"tnc_list_{k}"] = o.asnumpy()
+    return {"stack_shapes": [list(t) for t in shapes["out"]]}
+
+
 def main():
     mx = real_mxnet()
     arrays = {}
     meta = {"trainer": trainer_cases(mx, arrays), "teststore": teststore_case(mx, arrays),
-            "reset": reset_case(mx), "hybrid_none": hybrid_none_case(mx, arrays), "rotate": rotate_cases(mx, arrays)}
+            "reset": reset_case(mx), "hybrid_none": hybrid_none_case(mx, arrays), "rotate": rotate_cases(mx, arrays),
+            "rnn": rnn_cases(mx, arrays)}
     write(os.path.join(OUT, "cases.json"), os.path.join(OUT, "cases.npz"), meta, arrays)
 
 

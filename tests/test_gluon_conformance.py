@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import xnd as mx
-from make_gluon_conformance_goldens import ROTATE_CASES, TRAINER_CASES, rotate_image
+from make_gluon_conformance_goldens import ROTATE_CASES, TRAINER_CASES, rotate_image, \
+    set_fixed_values
 
 G = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goldens", "gluon_conformance")
 with open(os.path.join(G, "cases.json")) as _f:
@@ -160,3 +161,45 @@ def test_rotate_errors():
     # probability 0: the input itself comes back
     x = mx.nd.ones((3, 4, 5))
     assert transforms.RandomRotation([-100.0, 100.0], rotate_with_proba=0.0)(x) is x
+
+
+def test_unfused_lstm_layer_matches_the_fused_one():
+    layer = mx.gluon.rnn.LSTM(3, num_layers=2, bidirectional=True, input_size=2)
+    cells = layer._unfuse()
+    assert isinstance(cells, mx.gluon.rnn.HybridSequentialRNNCell)
+    layer.initialize()
+    set_fixed_values(mx, layer)
+    x = mx.nd.array(np.linspace(-1, 1, 3 * 2 * 2).reshape(3, 2, 2))
+    np.testing.assert_allclose(layer(x).asnumpy(), ARR["unfuse_layer"], rtol=1e-5, atol=1e-6)
+    out = cells.unroll(3, x, layout="TNC", merge_outputs=True)[0]
+    np.testing.assert_allclose(out.asnumpy(), ARR["unfuse_cells"], rtol=1e-5, atol=1e-6)
+    with pytest.raises(AssertionError, match="projection"):
+        mx.gluon.rnn.LSTM(3, projection_size=2)._unfuse()
+
+
+def test_stack_unrolled_on_a_symbolic_sequence_infers_its_states():
+    stack = mx.gluon.rnn.SequentialRNNCell()
+    stack.add(mx.gluon.rnn.LSTMCell(4, prefix="l0_"))
+    stack.add(mx.gluon.rnn.LSTMCell(4, prefix="l1_"))
+    out, states = stack.unroll(2, mx.sym.var("data"), merge_outputs=True)
+    shapes = mx.sym.Group([out] + states).infer_shape(data=(5, 2, 6))[1]
+    assert [list(t) for t in shapes] == META["rnn"]["stack_shapes"]
+
+
+def test_list_of_steps_with_layout_tnc():
+    seq = mx.gluon.rnn.HybridSequentialRNNCell()
+    seq.add(mx.gluon.rnn.LSTMCell(3, prefix="s0_"))
+    seq.add(mx.gluon.rnn.LSTMCell(3, prefix="s1_"))
+    seq.initialize(mx.init.Constant(0.1))
+    steps = [mx.nd.array(np.full((2, 5), 0.2 * (k + 1), np.float32)) for k in range(3)]
+    outs, _ = seq.unroll(3, steps, layout="TNC")
+    for k, o in enumerate(outs):
+        np.testing.assert_allclose(o.asnumpy(), ARR[f"tnc_list_{k}"], rtol=1e-6, atol=1e-7)
+
+
+def test_context_default_ctx_is_deprecated():
+    with pytest.warns(DeprecationWarning, match="default_ctx has been deprecated"):
+        assert mx.Context.default_ctx == mx.cpu(0)
+    with mx.cpu(3):
+        with pytest.warns(DeprecationWarning):
+            assert mx.Context.default_ctx == mx.cpu(3)

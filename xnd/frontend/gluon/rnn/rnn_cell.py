@@ -81,7 +81,7 @@ def _format_sequence(length, inputs, layout, merge, in_layout=None):
             F = sym
         else:
             F = nd
-            batch_size = inputs[0].shape[batch_axis]
+            batch_size = inputs[0].shape[0]  # MXNet: a list of steps is batch-major
         if merge is True:
             inputs = [F.expand_dims(i, axis=axis) for i in inputs]
             inputs = F.Concat(*inputs, dim=axis)
@@ -114,7 +114,7 @@ def _reverse_sequences(sequences, unroll_step, valid_length=None):
                             squeeze_axis=True))
 
 
-def _get_begin_state(cell, F, begin_state, inputs, batch_size):
+def _get_begin_state(cell, F, begin_state, inputs, batch_size, time_axis=None):
     if begin_state is None:
         if F is _nd():
             ctx = inputs.context if isinstance(inputs, NDArray) else inputs[0].context
@@ -125,6 +125,9 @@ def _get_begin_state(cell, F, begin_state, inputs, batch_size):
             # MXNet makes zeros of shape (0, H) and lets shape inference fill the batch; xnd
             # evaluates graphs with concrete shapes, so the zeros are derived from the input
             x0 = inputs if _is_sym(inputs) and len(inputs.list_outputs()) == 1 else inputs[0]
+            if x0 is inputs and time_axis is not None:
+                # a whole sequence (a stack unrolls its cells on it): one step's (N, C)
+                x0 = F.squeeze(F.slice_axis(x0, axis=time_axis, begin=0, end=1), axis=time_axis)
             base = F.zeros_like(F.slice_axis(x0, axis=-1, begin=0, end=1))
             begin_state = []
             for info in cell.state_info(0):
@@ -388,9 +391,9 @@ class _SequentialMixin(_ChildStates):
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None,
                valid_length=None):
         self.reset()
-        inputs, _, F, batch_size = _format_sequence(length, inputs, layout, None)
+        inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, None)
         num_cells = len(self._children)
-        begin_state = _get_begin_state(self, F, begin_state, inputs, batch_size)
+        begin_state = _get_begin_state(self, F, begin_state, inputs, batch_size, axis)
         p = 0
         next_states = []
         for i, cell in enumerate(self._children.values()):

@@ -58,6 +58,33 @@ class _RNNLayer(HybridBlock):
                                          dtype)
             ni = (npj or nh) * self._dir
 
+    def _unfuse(self):
+        """The same network as a HybridSequentialRNNCell of cells (BidirectionalCell pairs,
+        DropoutCell between layers), sharing this layer's Parameters by name."""
+        assert not self._projection_size, "_unfuse does not support projection layer yet!"
+        assert not self._lstm_state_clip_min and not self._lstm_state_clip_max, \
+            "_unfuse does not support state clipping yet!"
+        from . import rnn_cell
+        cls, extra = {"rnn_relu": (rnn_cell.RNNCell, {"activation": "relu"}),
+                      "rnn_tanh": (rnn_cell.RNNCell, {"activation": "tanh"}),
+                      "lstm": (rnn_cell.LSTMCell, {}), "gru": (rnn_cell.GRUCell, {})}[self._mode]
+        stack = rnn_cell.HybridSequentialRNNCell(prefix=self.prefix, params=self.params)
+        with stack.name_scope():
+            ni = self._input_size
+            for i in range(self._num_layers):
+                def cell(side, ni=ni):
+                    return cls(self._hidden_size, prefix=f"{side}{i}_", input_size=ni,
+                               i2h_weight_initializer=self._i2h_weight_initializer,
+                               h2h_weight_initializer=self._h2h_weight_initializer,
+                               i2h_bias_initializer=self._i2h_bias_initializer,
+                               h2h_bias_initializer=self._h2h_bias_initializer, **extra)
+                stack.add(rnn_cell.BidirectionalCell(cell("l"), cell("r")) if self._dir == 2
+                          else cell("l"))
+                if self._dropout > 0 and i != self._num_layers - 1:
+                    stack.add(rnn_cell.DropoutCell(self._dropout))
+                ni = self._hidden_size * self._dir
+        return stack
+
     def _register_param(self, name, shape, init, dtype):
         p = self.params.get(name, shape=shape, init=init, allow_deferred_init=True, dtype=dtype)
         setattr(self, name, p)
