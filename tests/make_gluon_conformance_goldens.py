@@ -162,6 +162,14 @@ def rnn_cases(mx, arrays):
     outs, _ = seq.unroll(3, steps, layout="TNC")
     for k, o in enumerate(outs):
         arrays[f"tnc_list_{k}"] = o.asnumpy()
+    # VariationalDropoutCell without state dropout unrolls its (modified) base cell
+    vd = gluon.contrib.rnn.VariationalDropoutCell(gluon.rnn.LSTMCell(3, prefix="v_"))
+    vd.initialize(mx.init.Constant(0.05))
+    data = mx.nd.array(np.linspace(-1, 1, 2 * 4 * 5).reshape(2, 4, 5))
+    outs, st = vd.unroll(4, data, valid_length=mx.nd.array([2, 4]), merge_outputs=True,
+                         layout="NTC")
+    arrays["vardrop_out"] = outs.asnumpy()
+    arrays["vardrop_h"] = st[0].asnumpy()
     return {"stack_shapes": [list(t) for t in shapes["out"]]}
 
 

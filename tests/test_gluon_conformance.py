@@ -203,3 +203,13 @@ def test_context_default_ctx_is_deprecated():
     with mx.cpu(3):
         with pytest.warns(DeprecationWarning):
             assert mx.Context.default_ctx == mx.cpu(3)
+
+
+def test_variational_dropout_cell_unrolls_its_modified_base_cell():
+    vd = mx.gluon.contrib.rnn.VariationalDropoutCell(mx.gluon.rnn.LSTMCell(3, prefix="v_"))
+    vd.initialize(mx.init.Constant(0.05))
+    data = mx.nd.array(np.linspace(-1, 1, 2 * 4 * 5).reshape(2, 4, 5))
+    outs, st = vd.unroll(4, data, valid_length=mx.nd.array([2, 4]), merge_outputs=True,
+                         layout="NTC")
+    np.testing.assert_allclose(outs.asnumpy(), ARR["vardrop_out"], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(st[0].asnumpy(), ARR["vardrop_h"], rtol=1e-6, atol=1e-7)

@@ -1,7 +1,7 @@
 """mx.gluon.contrib.rnn.rnn_cell: VariationalDropoutCell and LSTMPCell (MXNet 1.9.1)."""
 from ...rnn.rnn_cell import (BidirectionalCell, HybridRecurrentCell, ModifierCell,
-                             SequentialRNNCell, _format_sequence, _mask_sequence_variable_length,
-                             _nc_states)
+                             SequentialRNNCell, _format_sequence, _get_begin_state,
+                             _mask_sequence_variable_length, _nc_states)
 
 
 class VariationalDropoutCell(ModifierCell):
@@ -64,8 +64,9 @@ class VariationalDropoutCell(ModifierCell):
             return super().unroll(length, inputs, begin_state, layout, merge_outputs,
                                   valid_length=valid_length)
         self.reset()
-        inputs, axis, F, _ = _format_sequence(length, inputs, layout, True)
-        states = begin_state  # None: the base cell's unroll makes its zero states
+        inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, True)
+        # the zero states come from this cell (the modified base cell refuses begin_state)
+        states = _get_begin_state(self, F, begin_state, inputs, batch_size, axis)
         if self.drop_inputs:
             inputs = F.Dropout(inputs, p=self.drop_inputs, axes=(axis,))
         outputs, states = self.base_cell.unroll(length, inputs, states, layout,
