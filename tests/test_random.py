@@ -80,3 +80,27 @@ def test_dropout_draws_from_the_same_stream():
         b = nd.Dropout(x, p=0.5).asnumpy()
     np.testing.assert_array_equal(a, b)
     assert set(np.unique(a)) == {0.0, 2.0} and 0.4 < (a == 0).mean() < 0.6
+
+
+def test_multinomial_get_prob_and_its_gradient():
+    # MXNet 1.9.1: [draws, log(data[draw])]; the log-probability's gradient is 1 / data[draw]
+    import xnd as mx
+    x = mx.nd.array([[0, 1, 2, 3, 4], [4, 3, 2, 1, 0]]) / 10.0
+    dx = mx.nd.ones_like(x)
+    mx.contrib.autograd.mark_variables([x], [dx])
+    with mx.autograd.record():
+        y, logp = mx.nd.random.multinomial(x, shape=200, get_prob=True, dtype="uint8")
+        (logp * 5).backward()
+    assert y.dtype == np.uint8 and y.shape == logp.shape == (2, 200)
+    yn, xn = y.asnumpy().astype(int), x.asnumpy()
+    for i in range(2):
+        p = xn[i][yn[i]]
+        np.testing.assert_allclose(logp.asnumpy()[i], np.log(p), atol=1e-6)
+        want = np.zeros(5)
+        np.add.at(want, yn[i], 5 / p)
+        np.testing.assert_allclose(dx.asnumpy()[i], want, rtol=1e-5)
+    assert isinstance(mx.nd.random.multinomial(x, shape=3), mx.nd.NDArray)
+    with pytest.raises(mx.base.MXNetError, match="do not fit the output dtype uint8"):
+        mx.nd.random.multinomial(mx.nd.zeros(2 ** 12), dtype="uint8")
+    sym = mx.sym.random.multinomial(data=mx.sym.Variable("P"), shape=4, get_prob=True)
+    assert len(sym.list_outputs()) == 2

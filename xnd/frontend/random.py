@@ -98,8 +98,8 @@ def generalized_negative_binomial(mu=1, alpha=1, shape=None, dtype=None, ctx=Non
 
 def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwargs):
     op = registry.get("_sample_multinomial")
-    return invoke(op, [data], op.parse_attrs({"shape": _shape(shape), "dtype": dtype, **kwargs}),
-                      out=out)
+    return invoke(op, [data], op.parse_attrs({"shape": _shape(shape), "get_prob": get_prob,
+                                              "dtype": dtype, **kwargs}), out=out)
 
 
 def shuffle(data, **kwargs):

@@ -102,16 +102,33 @@ def sample_normal(mu, sigma, *, shape: Shape = (), dtype: Dtype = None, key):
     return (mu[ex] + sigma[ex] * jax.random.normal(prng(key), s, jnp.float32)).astype(dtype or mu.dtype)
 
 
-@register("_sample_multinomial", "sample_multinomial")
-def sample_multinomial(data, *, shape: Shape = (), get_prob=False, dtype: Dtype = "int32", key):
-    """Draw category indices from each row of probabilities ``data``."""
-    logits = jnp.log(data)
+# the largest category index each output dtype holds exactly (MXNet refuses wider ones)
+_INDEX_LIMIT = {"uint8": 255, "int8": 127, "float16": 2 ** 11, "float32": 2 ** 24}
+
+
+@register("_sample_multinomial", "sample_multinomial",
+          num_outputs=lambda attrs: 2 if attrs["get_prob"] else 1)
+def sample_multinomial(data, *, shape: Shape = (), get_prob: Bool = False,
+                       dtype: Dtype = "int32", key):
+    """Draw category indices from each row of probabilities ``data``. With ``get_prob``, also
+    the log-probability of each draw, ``log(data[draw])`` (MXNet's REINFORCE helper: its
+    gradient is 1 / data[draw], the draws themselves have none)."""
+    k = data.shape[-1]
+    if k - 1 > _INDEX_LIMIT.get(dtype, 2 ** 31 - 1):
+        raise MXNetError(f"_sample_multinomial: {k} categories do not fit the output dtype "
+                         f"{dtype}")
     n = 1
     for d in shape:
         n *= d
+    logits = jnp.log(jax.lax.stop_gradient(data))
     draws = jax.random.categorical(prng(key), logits[..., None, :], axis=-1,
                                    shape=data.shape[:-1] + (max(n, 1),))
-    return draws.reshape(data.shape[:-1] + tuple(shape)).astype(dtype)
+    out_shape = data.shape[:-1] + tuple(shape)
+    out = draws.reshape(out_shape).astype(dtype)
+    if not get_prob:
+        return out
+    logp = jnp.log(jnp.take_along_axis(data, draws, axis=-1))
+    return out, logp.reshape(out_shape)
 
 
 @register("_shuffle", "shuffle")

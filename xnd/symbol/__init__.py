@@ -60,6 +60,8 @@ def _install():
             setattr(_internal, name, f)
         elif name not in vars(mod) and name.isidentifier():
             setattr(mod, name, f)
+    for name, opname in (("multinomial", "_sample_multinomial"), ("shuffle", "_shuffle")):
+        setattr(random, name, _symbol_function(registry.get(opname), name))
 
 
 def _scalar_binary(name, op, sop, rsop, hint, scalar_fn):
