@@ -1,6 +1,6 @@
 """Record what real MXNet 1.9.1 does for the operators that MXNet's test_operator.py taught
 xnd about (histogram, unravel_index with a leading -1, symbol.split_v2, gather_nd's
-bounds check).
+bounds check, Pooling's pad checks).
 
     /work/mxref/bin/python tests/make_operator_conformance_goldens.py
 
@@ -37,6 +37,12 @@ GATHER_CASES = [  # gather_nd on [[0, 1, 2], [3, 4, 5]]: negative coordinates wr
     ("gather_negative", [[-2, 1, 0], [0, 1, -3]]),
     ("gather_too_big", [[0, 1, 0], [0, 1, 3]]),
     ("gather_too_small", [[0, 1, 0], [0, 1, -5]]),
+]
+POOL_CASES = [  # 1-D max Pooling of arange(10): 'same' reads pad[0..2], which must all be 0
+    ("pool_same", dict(kernel=2, stride=2, pad=(0, 0, 0), pooling_convention="same")),
+    ("pool_same_pad", dict(kernel=2, stride=2, pad=2, pooling_convention="same")),
+    ("pool_same_pad_late", dict(kernel=2, stride=2, pad=(0, 1), pooling_convention="same")),
+    ("pool_long_pad", dict(kernel=2, stride=(2, 1), pad=(1, 0, 0))),
 ]
 SPLIT_CASES = [  # symbol.split_v2(data (4, 3), indices_or_sections, axis)
     ("split_indices", (1, 3), 0),
@@ -81,6 +87,13 @@ def main():
             out[name] = {"outputs": mx.nd.gather_nd(data, mx.nd.array(idx)).asnumpy().tolist()}
         except IndexError as e:
             out[name] = {"error": "IndexError", "message": str(e).strip().splitlines()[-1]}
+    x = mx.nd.array(np.arange(10.0).reshape(1, 1, 10))
+    for name, kw in POOL_CASES:
+        try:
+            out[name] = {"outputs": mx.nd.Pooling(x, pool_type="max", **kw).asnumpy().tolist()}
+        except mx.base.MXNetError as e:
+            out[name] = {"error": "MXNetError",
+                         "message": [ln for ln in str(e).splitlines() if "Check failed" in ln][-1]}
     os.makedirs(os.path.dirname(JSON_PATH), exist_ok=True)
     with open(JSON_PATH, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)

@@ -2,7 +2,8 @@
 (tests/make_operator_conformance_goldens.py): nd/sym.histogram (uniform bins over a range in
 float and integer dtypes, given edges, numpy's result without a range), unravel_index and
 ravel_multi_index with a leading -1 (the leading coordinate is not wrapped), and
-symbol.split_v2, and gather_nd's IndexError for out-of-range coordinates."""
+symbol.split_v2, gather_nd's IndexError for out-of-range coordinates, and
+Pooling's pad rules (pooling_convention='same' reads three pad entries; longer pads are cut)."""
 import json
 import os
 import warnings
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 import xnd as mx
-from make_operator_conformance_goldens import CASES, GATHER_CASES, SPLIT_CASES
+from make_operator_conformance_goldens import CASES, GATHER_CASES, POOL_CASES, SPLIT_CASES
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "goldens", "operator_conformance", "cases.json")) as f:
@@ -73,3 +74,15 @@ def test_gather_nd_bounds(name, idx):
         assert want["message"].split("IndexError: ")[-1] in str(e.value)
     else:
         assert mx.nd.gather_nd(data, mx.nd.array(idx)).asnumpy().tolist() == want["outputs"]
+
+
+@pytest.mark.parametrize("name,kw", POOL_CASES, ids=[c[0] for c in POOL_CASES])
+def test_pooling_pad_rules(name, kw):
+    want = GOLD[name]
+    x = mx.nd.array(np.arange(10.0).reshape(1, 1, 10))
+    if "error" in want:
+        with pytest.raises(mx.base.MXNetError) as e:
+            mx.nd.Pooling(x, pool_type="max", **kw)
+        assert want["message"].split("MXNetError: ")[-1] in str(e.value)
+    else:
+        assert mx.nd.Pooling(x, pool_type="max", **kw).asnumpy().tolist() == want["outputs"]

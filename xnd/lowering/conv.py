@@ -50,6 +50,16 @@ def _tuple(op, name, v, nd, default):
     return tuple(v)
 
 
+def _same_pad_check(op, pad):
+    """pooling_convention='same' (MXNet 1.9.1) refuses a nonzero pad among its first three
+    entries. (MXNet also fails when pad has fewer than three entries, the default included;
+    xnd runs those: tests/test_nn_ops.py test_pooling_same_and_im2col_extensions.)"""
+    if any(p != 0 for p in tuple(pad)[:3]):
+        raise MXNetError(f"{op}: Check failed: param.pad[0] == 0 && param.pad[1] == 0 && "
+                         "param.pad[2] == 0: Same pooling convention disables the use of "
+                         "pad parameter.")
+
+
 def _channel_last(layout):
     return layout is not None and layout.endswith("C")
 
@@ -542,8 +552,11 @@ def pooling(data, *, kernel: Shape = (), pool_type: choice("avg", "lp", "max", "
     else:
         if not kernel:
             raise MXNetError(f"{op}: kernel is required unless global_pool=True")
-        stride = _tuple(op, "stride", stride, nd, 1)
-        pad = _tuple(op, "pad", pad, nd, 0)
+        if pooling_convention == "same":
+            _same_pad_check(op, pad or (0,) * nd)
+        # MXNet reads only the first nd entries of a longer stride or pad
+        stride = _tuple(op, "stride", tuple(stride)[:nd], nd, 1)
+        pad = _tuple(op, "pad", tuple(pad)[:nd], nd, 0)
         convention = pooling_convention
         if convention == "same" and (pool_type != "max" or nd != 1):
             raise MXNetError(f"{op}: pooling_convention='same' supports only 1-D max pooling "
