@@ -170,7 +170,14 @@ def rnn_cases(mx, arrays):
                          layout="NTC")
     arrays["vardrop_out"] = outs.asnumpy()
     arrays["vardrop_h"] = st[0].asnumpy()
-    return {"stack_shapes": [list(t) for t in shapes["out"]]}
+    # a bidirectional unroll with valid lengths on Symbols (the reversed steps are outputs)
+    bi = gluon.rnn.BidirectionalCell(gluon.rnn.LSTMCell(4, prefix="bl_"),
+                                     gluon.rnn.LSTMCell(4, prefix="br_"))
+    bo, _ = bi.unroll(3, mx.sym.var("data"), valid_length=mx.sym.var("vl"), layout="NTC",
+                      merge_outputs=True)
+    bi_shapes = bo.infer_shape(data=(6, 3, 5), vl=(6,))[1]
+    return {"stack_shapes": [list(t) for t in shapes["out"]],
+            "bi_valid_shapes": [list(t) for t in bi_shapes]}
 
 
 def main():

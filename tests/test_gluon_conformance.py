@@ -213,3 +213,12 @@ def test_variational_dropout_cell_unrolls_its_modified_base_cell():
                          layout="NTC")
     np.testing.assert_allclose(outs.asnumpy(), ARR["vardrop_out"], rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(st[0].asnumpy(), ARR["vardrop_h"], rtol=1e-6, atol=1e-7)
+
+
+def test_bidirectional_symbolic_unroll_with_valid_length():
+    bi = mx.gluon.rnn.BidirectionalCell(mx.gluon.rnn.LSTMCell(4, prefix="bl_"),
+                                        mx.gluon.rnn.LSTMCell(4, prefix="br_"))
+    bo, _ = bi.unroll(3, mx.sym.var("data"), valid_length=mx.sym.var("vl"), layout="NTC",
+                      merge_outputs=True)
+    shapes = bo.infer_shape(data=(6, 3, 5), vl=(6,))[1]
+    assert [list(t) for t in shapes] == META["rnn"]["bi_valid_shapes"]

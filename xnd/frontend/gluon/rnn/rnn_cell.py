@@ -110,8 +110,9 @@ def _reverse_sequences(sequences, unroll_step, valid_length=None):
     reversed_sequences = F.SequenceReverse(F.stack(*sequences, axis=0),
                                            sequence_length=valid_length,
                                            use_sequence_length=True)
-    return _as_list(F.split(reversed_sequences, axis=0, num_outputs=unroll_step,
-                            squeeze_axis=True))
+    steps = F.split(reversed_sequences, axis=0, num_outputs=unroll_step, squeeze_axis=True)
+    # a Symbol of several outputs is one object: its steps are its outputs
+    return list(steps) if _is_sym(steps) else _as_list(steps)
 
 
 def _get_begin_state(cell, F, begin_state, inputs, batch_size, time_axis=None):
