@@ -104,3 +104,18 @@ def test_multinomial_get_prob_and_its_gradient():
         mx.nd.random.multinomial(mx.nd.zeros(2 ** 12), dtype="uint8")
     sym = mx.sym.random.multinomial(data=mx.sym.Variable("P"), shape=4, get_prob=True)
     assert len(sym.list_outputs()) == 2
+
+
+def test_zipfian_samplers():
+    import xnd as mx
+    # rand_zipfian's expected counts are exact: P(c) = log((c + 2) / (c + 1)) / log(21)
+    true = mx.nd.array([3, 0, 7]).astype("int32")
+    s, exp_true, exp_s = mx.nd.contrib.rand_zipfian(true, 500, 20)
+    p = np.log((np.arange(20) + 2) / (np.arange(20) + 1)) / np.log(21) * 500
+    assert s.dtype == np.int64 and s.shape == (500,) and 0 <= s.asnumpy().min()
+    assert s.asnumpy().max() < 20
+    np.testing.assert_allclose(exp_true.asnumpy(), p[[3, 0, 7]], rtol=1e-12)
+    np.testing.assert_allclose(exp_s.asnumpy(), p[s.asnumpy()], rtol=1e-12)
+    outs = mx.sym.contrib.rand_zipfian(mx.sym.var("t"), 10, 20)
+    got = mx.sym.Group(list(outs)).bind(mx.cpu(), {"t": true}).forward()
+    assert [o.shape for o in got] == [(10,), (3,), (10,)]
