@@ -12,24 +12,27 @@ for _name, _op in _registry.all_ops().items():  # each under its short name
         globals().setdefault(_name[len(_PREFIX):], _symbol_function(_op, _name[len(_PREFIX):]))
 
 
-def _rand_zipfian(F, true_classes, num_sampled, range_max, **uniform_kw):
-    """Log-uniform (Zipfian) candidate sampling over ``[0, range_max)``, written once over a
-    namespace ``F`` (``mx.nd`` or ``mx.sym``), as MXNet's contrib.rand_zipfian: draws
-    ``floor(exp(u)) - 1`` for ``u ~ U(0, log(range_max + 1))`` in float64 and returns
-    (sampled classes (int64), expected counts of ``true_classes``, expected counts of the
-    samples), with P(c) = log((c + 2) / (c + 1)) / log(range_max + 1)."""
+
+def _rand_zipfian(face, true_classes, num_sampled, range_max, **uniform_kw):
+    """Log-uniform (Zipfian) candidate sampling over ``[0, range_max)``, written once for both
+    faces (``face(op_name)`` gives the nd or sym function of a registry op), as MXNet's
+    contrib.rand_zipfian: draws ``floor(exp(u)) - 1`` for ``u ~ U(0, log(range_max + 1))`` in
+    float64 and returns (sampled classes (int64), expected counts of ``true_classes``,
+    expected counts of the samples), with P(c) = log((c + 2) / (c + 1)) / log(range_max + 1)."""
     import math
+    cast, exp, log = face("Cast"), face("exp"), face("log")
     log_range = math.log(range_max + 1)
-    rand = F.random.uniform(0, log_range, shape=(num_sampled,), dtype="float64", **uniform_kw)
-    sampled = F.Cast(F.exp(rand) - 1, dtype="int64") % range_max
+    rand = face("_random_uniform")(low=0, high=log_range, shape=(num_sampled,),
+                                   dtype="float64", **uniform_kw)
+    sampled = cast(exp(rand) - 1, dtype="int64") % range_max
 
     def expected(classes):
-        c = F.Cast(classes, dtype="float64")
-        return F.log((c + 2.0) / (c + 1.0)) / log_range * num_sampled
+        c = cast(classes, dtype="float64")
+        return log((c + 2.0) / (c + 1.0)) / log_range * num_sampled
     return sampled, expected(true_classes), expected(sampled)
 
 
 def rand_zipfian(true_classes, num_sampled, range_max):
     """mx.sym.contrib.rand_zipfian: see ``_rand_zipfian``."""
-    from .. import symbol as F
-    return _rand_zipfian(F, true_classes, num_sampled, range_max)
+    return _rand_zipfian(lambda n: _symbol_function(_registry.get(n), n), true_classes,
+                         num_sampled, range_max)

@@ -294,8 +294,8 @@ def _install():
 
 _install()
 
-from .cached_op import CachedOp  # noqa: E402,F401
-from .dlpack import (from_dlpack, from_numpy, to_dlpack_for_read,  # noqa: E402,F401
+from ._cached_op import CachedOp  # noqa: E402,F401
+from ._dlpack import (from_dlpack, from_numpy, to_dlpack_for_read,  # noqa: E402,F401
                      to_dlpack_for_write)
 NDArray.to_dlpack_for_read = to_dlpack_for_read
 NDArray.to_dlpack_for_write = to_dlpack_for_write

@@ -25,11 +25,11 @@ for _name, _op in _registry.all_ops().items():  # each under its short name
         globals().setdefault(_name[len(_PREFIX):], _op_function(_op, _name[len(_PREFIX):]))
 
 
+
 def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
     """mx.nd.contrib.rand_zipfian (MXNet's Python function; the sampler is written once, for
     nd and sym, in xnd/symbol/contrib.py)."""
-    from ... import symbol as _sym
     from ...context import current_context
-    from .. import ndarray as F
-    return _sym.contrib._rand_zipfian(F, true_classes, num_sampled, range_max,
-                                      ctx=ctx or current_context())
+    from ...symbol.contrib import _rand_zipfian
+    return _rand_zipfian(lambda n: _op_function(_registry.get(n), n), true_classes,
+                         num_sampled, range_max, ctx=ctx or current_context())
