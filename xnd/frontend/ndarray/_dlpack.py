@@ -26,7 +26,7 @@ class _DLTensor(ctypes.Structure):
 
 
 class _DLManagedTensor(ctypes.Structure):
-    pass
+    """DLPack's owning wrapper; its fields name the deleter type, which points back at it."""
 
 
 _DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(_DLManagedTensor))

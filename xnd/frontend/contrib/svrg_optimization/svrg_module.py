@@ -181,7 +181,7 @@ class SVRGModule(Module):
         train_data.reset()
 
     def _fit_epoch_end(self, train_data):
-        pass
+        """SVRG's full gradient is taken at the next epoch's start, so nothing happens here."""
 
     @staticmethod
     def _fit_train_values(eval_metric):
