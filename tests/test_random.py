@@ -100,6 +100,9 @@ def test_multinomial_get_prob_and_its_gradient():
         np.add.at(want, yn[i], 5 / p)
         np.testing.assert_allclose(dx.asnumpy()[i], want, rtol=1e-5)
     assert isinstance(mx.nd.random.multinomial(x, shape=3), mx.nd.NDArray)
+    # rows are not normalised: MXNet 1.9.1 draws [[0 0 0 0]] with log-probability 0 here
+    y, logp = mx.nd.random.multinomial(mx.nd.array([[1, 3]]), shape=4, get_prob=True)
+    assert y.asnumpy().tolist() == [[0] * 4] and logp.asnumpy().tolist() == [[0.0] * 4]
     with pytest.raises(mx.base.MXNetError, match="do not fit the output dtype uint8"):
         mx.nd.random.multinomial(mx.nd.zeros(2 ** 12), dtype="uint8")
     sym = mx.sym.random.multinomial(data=mx.sym.Variable("P"), shape=4, get_prob=True)

@@ -110,8 +110,8 @@ _INDEX_LIMIT = {"uint8": 255, "int8": 127, "float16": 2 ** 11, "float32": 2 ** 2
           num_outputs=lambda attrs: 2 if attrs["get_prob"] else 1)
 def sample_multinomial(data, *, shape: Shape = (), get_prob: Bool = False,
                        dtype: Dtype = "int32", key):
-    """Draw category indices from each row of probabilities ``data``. With ``get_prob``, also
-    the log-probability of each draw, ``log(data[draw])`` (MXNet's REINFORCE helper: its
+    """Draw category indices from each row of probabilities ``data`` (inverse CDF). With
+    ``get_prob``, also the log-probability of each draw, ``log(data[draw])`` (MXNet's REINFORCE helper: its
     gradient is 1 / data[draw], the draws themselves have none)."""
     k = data.shape[-1]
     if k - 1 > _INDEX_LIMIT.get(dtype, 2 ** 31 - 1):
@@ -120,9 +120,13 @@ def sample_multinomial(data, *, shape: Shape = (), get_prob: Bool = False,
     n = 1
     for d in shape:
         n *= d
-    logits = jnp.log(jax.lax.stop_gradient(data))
-    draws = jax.random.categorical(prng(key), logits[..., None, :], axis=-1,
-                                   shape=data.shape[:-1] + (max(n, 1),))
+    # MXNet's inverse-CDF draw: the first category whose running sum passes u ~ U[0, 1),
+    # without normalising (rows summing to more than 1 favour the first categories, as there)
+    rows = data.reshape((-1, k))
+    u = jax.random.uniform(prng(key), (rows.shape[0], max(n, 1)), jnp.float32)
+    cdf = jnp.cumsum(jax.lax.stop_gradient(rows).astype(jnp.float32), axis=-1)
+    draws = jax.vmap(lambda c, x: jnp.searchsorted(c, x, side="right"))(cdf, u)
+    draws = jnp.minimum(draws, k - 1).reshape(data.shape[:-1] + (max(n, 1),))
     out_shape = data.shape[:-1] + tuple(shape)
     out = draws.reshape(out_shape).astype(dtype)
     if not get_prob:
