@@ -102,10 +102,6 @@ def test_optimizer_trajectory(case, mode):
 
 def test_defaults_and_registry():
     for name, want in OPT["defaults"].items():
-        if name == "lbsgd":
-            with pytest.raises(MXNetError, match="LBSGD is not implemented"):
-                optimizer.create(name)
-            continue
         o = optimizer.create(name)
         assert type(o).__name__ == want["class"]
         for k, v in want.items():

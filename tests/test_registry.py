@@ -111,7 +111,7 @@ def test_each_optimizer_runs_its_update_operator(monkeypatch, name, kwargs, op):
         calls.append(kw)
         return real(*args, **kw)
     monkeypatch.setattr(optimizer_ops, op, spy)
-    monkeypatch.setattr(optimizer.optimizer, "_SHARED_JIT", {})  # trace afresh
+    monkeypatch.setattr(optimizer._base, "_SHARED_JIT", {})  # trace afresh
     opt = optimizer.create(name, learning_rate=0.1, **kwargs)
     w = mx.nd.array(np.linspace(-1, 1, 6).reshape(2, 3))
     g = mx.nd.array(np.linspace(0.5, -0.5, 6).reshape(2, 3))

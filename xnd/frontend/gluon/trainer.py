@@ -327,8 +327,14 @@ class Trainer:
                 if param._fresh_grad(g):
                     updates[k].append((i, param, d, g))
         for updater, upd in zip(self._updaters, updates):
-            if upd:
+            if not upd:
+                continue
+            if type(updater.optimizer)._fusable():
                 self._fused_update(updater, upd)
+                continue
+            for (i, param, d, g) in upd:   # an optimizer with its own update(): MXNet's loop
+                updater(i, g, d)
+                param._mark_stale(g)
 
     def _fused_update(self, updater, upd):
         """One jitted, donating optimizer step over every (index, weight, grad) in ``upd``."""

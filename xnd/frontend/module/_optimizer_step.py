@@ -179,10 +179,7 @@ class OptimizerStep:
     def _fused_ok(self):
         opt, upd = self._optimizer, self._updater
         cls = type(opt)
-        if cls._rule is _opt.Optimizer._rule or cls.update is not _opt.Optimizer.update \
-                or cls.update_multi_precision is not _opt.Optimizer.update_multi_precision \
-                or cls._apply is not _opt.Optimizer._apply or type(upd) is not _opt.Updater \
-                or upd.optimizer is not opt:
+        if not cls._fusable() or type(upd) is not _opt.Updater or upd.optimizer is not opt:
             return False
         return self._kvstore is None or _plain_kvstore(self._kvstore)
 

@@ -1,7 +1,8 @@
 """mx.optimizer (MXNet's optimizer/ package): the optimizers, their registry, Updater.
 
-- optimizer.py: the ``Optimizer`` base class (hyper-parameters, lr/wd multipliers, update
+- _base.py: the ``Optimizer`` base class (hyper-parameters, lr/wd multipliers, update
   counts), ``register``/``create`` and the pure fused ``step`` every optimizer shares;
+- optimizer.py: MXNet's ``mxnet.optimizer.optimizer``, every class at its MXNet address;
 - _sgd.py: SGD, ccSGD, NAG, Signum, LARS, DCASGD, SGLD, LBSGD;
 - _adaptive.py: Adam, Adamax, Nadam, LAMB, FTML, AdaGrad, AdaDelta, RMSProp, Ftrl, Test;
 - contrib.py: mx.optimizer.contrib (GroupAdaGrad);
@@ -18,7 +19,7 @@ from . import contrib, optimizer
 from ._adaptive import (FTML, LAMB, AdaDelta, AdaGrad, Adam, Adamax, Ftrl, Nadam, RMSProp,
                         Test)
 from .contrib import GroupAdaGrad
-from .optimizer import _SHARED_JIT, Optimizer, create, register  # noqa: F401 (tests read it)
+from ._base import _SHARED_JIT, Optimizer, create, register  # noqa: F401 (tests read it)
 from ._sgd import DCASGD, LARS, LBSGD, NAG, SGD, SGLD, Signum, ccSGD
 from ._updater import Updater, get_updater
 

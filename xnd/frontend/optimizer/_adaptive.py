@@ -14,7 +14,7 @@ import numpy as np
 
 from ...lowering import optimizer_ops as ops
 from .. import ndarray as nd
-from .optimizer import Optimizer, _KernelClip, _py_scalar, _PyClip, _zeros, register
+from ._base import Optimizer, _KernelClip, _py_scalar, _PyClip, _zeros, register
 
 __all__ = ["Adam", "Adamax", "Nadam", "LAMB", "FTML", "AdaGrad", "AdaDelta", "RMSProp", "Ftrl",
            "Test"]

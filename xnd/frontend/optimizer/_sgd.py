@@ -3,20 +3,23 @@ and LBSGD (MXNet's optimizer/optimizer.py).
 
 SGD, NAG, Signum and LARS call MXNet's update operators (``sgd_update``, ``sgd_mom_update``,
 ``nag_mom_update``, ``signsgd_update``, ``signum_update``, ``multi_sum_sq``, ``multi_lars``:
-xnd/lowering/optimizer_ops.py and multi_tensor.py); DCASGD and SGLD are MXNet's Python rules.
+xnd/lowering/optimizer_ops.py and multi_tensor.py); DCASGD and SGLD are MXNet's Python rules; LBSGD defines ``update()`` as MXNet's does (it
+accumulates gradients on the host), so Trainer and Module run it through the Updater.
 """
+import logging
 import math
 import os
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
-from ...base import MXNetError
 from ...lowering import multi_tensor as mt
 from ...lowering import optimizer_ops as ops
 from ...lowering.random import prng
+from .. import ndarray as nd
 from .. import random as _random
-from .optimizer import _F32, Optimizer, _KernelClip, _mom_coef, _Momentum, _py_scalar, \
+from ._base import _F32, Optimizer, _KernelClip, _mom_coef, _Momentum, _py_scalar, \
     _PyClip, _zeros_like, register
 
 __all__ = ["SGD", "ccSGD", "NAG", "Signum", "LARS", "DCASGD", "SGLD", "LBSGD"]
@@ -219,8 +222,96 @@ class SGLD(_PyClip, Optimizer):
 
 @register
 class LBSGD(Optimizer):
-    """Large-batch SGD with warmup/LARS strategies: not implemented in xnd."""
+    """Large-batch SGD (MXNet's LBSGD): gradients are summed per parameter over
+    ``batch_scale`` calls; every ``batch_scale``-th call applies their mean with
+    ``sgd_update``/``sgd_mom_update`` at ``lr`` times a warmup multiplier, and the other calls
+    leave the weight as it is (MXNet runs ``sgd_update`` with ``lr=0``). The multiplier
+    rises from 1 to ``batch_scale`` over ``warmup_epochs * updates_per_epoch`` accumulated
+    calls ('linear', 'power2', 'sqrt'; another name: 1), or is 'lars': the layer's
+    ``sqrt(|w|^2 / (|g|^2 + wd |w|^2 + 1e-18))`` clipped to [0.01, 100]. The count of
+    accumulated calls starts at ``begin_epoch * updates_per_epoch``. Like MXNet's, this rule
+    runs in Python on the host, one parameter at a time."""
 
-    def __init__(self, *args, **kwargs):
-        raise MXNetError("mx.optimizer.LBSGD is not implemented in xnd; use SGD with an "
-                         "lr_scheduler (warmup_steps) or LARS")
+    def __init__(self, momentum=0.0, multi_precision=False, warmup_strategy="linear",
+                 warmup_epochs=5, batch_scale=1, updates_per_epoch=32, begin_epoch=0,
+                 num_epochs=60, **kwargs):
+        super().__init__(multi_precision=multi_precision, **kwargs)
+        logging.info("Running Large-Batch SGD Algorithm")
+        logging.info("(Batch_scale=%f, warmup_epochs=%d, warmup_strategy=%s, "
+                     "updates_per_epoch=%d)", batch_scale, warmup_epochs, warmup_strategy,
+                     updates_per_epoch)
+        self.momentum = momentum
+        self.warmup_strategy = warmup_strategy
+        self.warmup_epochs = warmup_epochs
+        self.batch_scale = batch_scale
+        self.updates_per_epoch = updates_per_epoch
+        self.init_updates = begin_epoch * updates_per_epoch
+        self.num_epochs = num_epochs
+        self.lbmult = 1
+        self.cumgrads = {}
+        self.adaptive = False
+        self.admult = 1
+
+    def create_state(self, index, weight):
+        dt = np.float32 if self.multi_precision and weight.dtype == np.float16 else weight.dtype
+        mom = _zeros_like(weight, dt) if self.momentum != 0.0 else None
+        if dt != weight.dtype:
+            return (mom, weight.astype(np.float32))
+        return mom
+
+    def _get_lbmult(self, nup):
+        nwup = self.warmup_epochs * self.updates_per_epoch
+        top = float(self.batch_scale)
+        if nup >= nwup:
+            return top
+        if nwup <= 1:
+            return 1.0
+        grow = {"linear": lambda f: f, "power2": lambda f: f * f, "sqrt": math.sqrt}
+        rule = grow.get(self.warmup_strategy)
+        return 1.0 + (top - 1) * rule(nup / nwup) if rule else 1.0
+
+    def _get_lars(self, weight, g, wd):
+        w2, g2 = (float((v * v).asnumpy().sum()) for v in (weight, g))
+        return min(max(math.sqrt(w2 / (g2 + wd * w2 + 1e-18)), 0.01), 100)
+
+    def _cumulate_gradient(self, grad, index):
+        prev = self.cumgrads.get(index)
+        if prev and prev["num_cums"] > 0:
+            cgrad = {"cum_grad": prev["cum_grad"] + grad, "num_cums": prev["num_cums"] + 1}
+        else:
+            cgrad = {"cum_grad": grad, "num_cums": self.init_updates + 1}
+        self.cumgrads[index] = cgrad
+        return cgrad
+
+    def update(self, index, weight, grad, state):
+        if isinstance(index, (list, tuple)):
+            for args in zip(index, weight, grad, state):
+                self.update(*args)
+            return
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        self._update_count(index)
+        cgrad = self._cumulate_gradient(grad, index)
+        if cgrad["num_cums"] % self.batch_scale:
+            nd.sgd_update(weight, grad, out=weight, lr=0.0, wd=wd)
+            return
+        grad = cgrad["cum_grad"] / self.batch_scale
+        if self.warmup_strategy == "lars":
+            lr *= self._get_lars(weight, grad, wd)
+        else:
+            lr *= self._get_lbmult(cgrad["num_cums"])
+        kw = {"rescale_grad": self.rescale_grad, "lr": lr, "wd": wd}
+        if self.momentum > 0:
+            kw["momentum"] = self.momentum
+        if self.clip_gradient:
+            kw["clip_gradient"] = self.clip_gradient
+        mom, master = state if isinstance(state, (list, tuple)) else (state, None)
+        if master is None:
+            if mom is None:
+                nd.sgd_update(weight, grad, out=weight, **kw)
+            else:
+                nd.sgd_mom_update(weight, grad, mom, out=weight, **kw)
+        elif mom is None:
+            nd.mp_sgd_update(weight, grad, master, out=weight, **kw)
+        else:
+            nd.mp_sgd_mom_update(weight, grad, mom, master, out=weight, **kw)
+        self.cumgrads[index]["cum_grad"] = 0

@@ -19,7 +19,7 @@ from ...base import MXNetError
 from ...ndarray import NDArray
 from .. import lr_scheduler as _lrs
 from .. import ndarray as nd
-from .optimizer import Optimizer
+from ._base import Optimizer
 
 __all__ = ["Updater", "get_updater"]
 

@@ -3,7 +3,7 @@ learning rate per row of a 2-D weight, as MXNet's Python rule computes it."""
 import jax.numpy as jnp
 
 from ._adaptive import _SquaredHistory
-from .optimizer import register
+from ._base import register
 
 __all__ = ["GroupAdaGrad"]
 
