@@ -29,6 +29,7 @@ from . import rng as _rng
 from .base import MXNetError
 from .context import Context, current_context
 from .lowering import bucket, host_eval, registry
+from .lowering.indexing import basic_plan as _basic_plan
 from .lowering.dtypes import np_dtype
 
 py_slice = slice  # MXNet's name for the builtin (its module defines an op called slice)
@@ -818,56 +819,6 @@ def _int_or_none(v):
     if isinstance(v, NDArray):
         v = int(v)
     return int(v.__index__())
-
-
-def _basic_plan(shape, frozen):
-    """Bounds-check a basic key; return ('view', offset, shape) or ('copy',)."""
-    n_real = sum(1 for k in frozen if k is not None and k != "...")
-    if n_real > len(shape):
-        raise IndexError(f"too many indices for an array of shape {shape}: {n_real} given")
-    expanded = []
-    for k in frozen:
-        if k == "...":
-            expanded.extend([("s", None, None, None)] * (len(shape) - n_real))
-        else:
-            expanded.append(k)
-    dims = [k for k in expanded if k is not None]
-    dims += [("s", None, None, None)] * (len(shape) - len(dims))
-    # one contiguous block iff, after the first dim that selects more than one element,
-    # every later dim is selected whole
-    out, starts, sizes, contiguous, spread = [], [], [], True, False
-    for n, k in zip(shape, dims):
-        if isinstance(k, int):
-            if not -n <= k < n:
-                raise IndexError(f"index {k} is out of bounds for axis of size {n}")
-            start, length = k % n, 1
-        else:
-            start, stop, step = slice(*k[1:]).indices(n)
-            length = len(range(start, stop, step))
-            out.append(length)
-            if step != 1 and length > 1:
-                contiguous = False
-        starts.append(start)
-        sizes.append(length)
-        if spread and length != n:
-            contiguous = False
-        if length != 1:
-            spread = True
-    if not contiguous or 0 in sizes:
-        return ("copy",)
-    offset, stride = 0, 1
-    for n, s in zip(reversed(shape), reversed(starts)):
-        offset += s * stride
-        stride *= n
-    # new axes (None) insert 1s at their place among the kept dims
-    result, it = [], iter(out)
-    for k in expanded:
-        if k is None:
-            result.append(1)
-        elif not isinstance(k, int):
-            result.append(next(it))
-    result.extend(it)
-    return ("view", offset, tuple(result) or (1,))
 
 
 _FULL = slice(None)

@@ -26,6 +26,7 @@ import itertools
 
 from ..base import MXNetError
 from .. import rng as _rng
+from ..lowering.indexing import basic_plan
 from ..ndarray import STATE
 
 _ids = itertools.count(1)
@@ -182,12 +183,11 @@ def _check_setitem(attrs, inputs, node):
     e = target._ag
     if e is None or type(e[0]) is not ExtNode or e[0].born != node.id:
         return
-    from ..ndarray import _basic_plan
     key = attrs.get("index", attrs.get("key", ()))
     full = False
     if not any(isinstance(k, tuple) and k and k[0] == "a" for k in key):
         try:
-            plan = _basic_plan(target.shape, key)
+            plan = basic_plan(target.shape, key)
         except Exception:  # noqa: BLE001
             plan = ("copy",)
         if plan[0] == "view":

@@ -26,6 +26,58 @@ def thaw(key, arrays):
     return tuple(out)
 
 
+def basic_plan(shape, frozen):
+    """Bounds-check a frozen basic key (ints, slices, new axes, '...'); return ('view',
+    offset, shape) when it selects one contiguous block of the row-major buffer (MXNet's rule
+    for a view), else ('copy',)."""
+    n_real = sum(1 for k in frozen if k is not None and k != "...")
+    if n_real > len(shape):
+        raise IndexError(f"too many indices for an array of shape {shape}: {n_real} given")
+    expanded = []
+    for k in frozen:
+        if k == "...":
+            expanded.extend([("s", None, None, None)] * (len(shape) - n_real))
+        else:
+            expanded.append(k)
+    dims = [k for k in expanded if k is not None]
+    dims += [("s", None, None, None)] * (len(shape) - len(dims))
+    # one contiguous block iff, after the first dim that selects more than one element,
+    # every later dim is selected whole
+    out, starts, sizes, contiguous, spread = [], [], [], True, False
+    for n, k in zip(shape, dims):
+        if isinstance(k, int):
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for axis of size {n}")
+            start, length = k % n, 1
+        else:
+            start, stop, step = slice(*k[1:]).indices(n)
+            length = len(range(start, stop, step))
+            out.append(length)
+            if step != 1 and length > 1:
+                contiguous = False
+        starts.append(start)
+        sizes.append(length)
+        if spread and length != n:
+            contiguous = False
+        if length != 1:
+            spread = True
+    if not contiguous or 0 in sizes:
+        return ("copy",)
+    offset, stride = 0, 1
+    for n, s in zip(reversed(shape), reversed(starts)):
+        offset += s * stride
+        stride *= n
+    # new axes (None) insert 1s at their place among the kept dims
+    result, it = [], iter(out)
+    for k in expanded:
+        if k is None:
+            result.append(1)
+        elif not isinstance(k, int):
+            result.append(next(it))
+    result.extend(it)
+    return ("view", offset, tuple(result) or (1,))
+
+
 @register("_getitem")
 def getitem(data, *indices, index=()):
     """Basic or advanced NumPy indexing; a 0-d result becomes shape (1,) as in MXNet."""
