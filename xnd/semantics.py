@@ -13,6 +13,11 @@ def flag(name):
     return getattr(_state, name, False) or _global.get(name, False)
 
 
+def global_flag(name):
+    """Whether the flag is on for every thread (MXNet's GlobalOn, set_np_shape(2))."""
+    return _global.get(name, False)
+
+
 def set_global(name, value):
     _global[name] = bool(value)
 

@@ -15,11 +15,12 @@ no stype), V0 (first u32 is ndim, u32 dims) and sparse V2 records (stype 1
 row_sparse / 2 csr), which are densified. Differences from MXNet 1.9.1, all
 extensions (MXNet raises where xnd returns something):
 
-* V3 records load without an np-shape mode (xnd has none), so 0-d and zero-size
-  arrays load as such; MXNet requires ``mx.util.np_shape(True)`` for V3 records
-  and refuses them inside it for V0-V2 records. ``dumps`` writes V3 records for
-  the whole file when any array is 0-d (exactly what MXNet writes under
-  np-shape; V2 cannot express 0-d), else V2.
+* ``loads``/``load`` read V3 records in any mode; ``mx.nd.load`` passes the
+  NumPy-shape mode and then refuses, as MXNet does, V3 records outside
+  ``mx.np_shape(True)`` and V0-V2 records inside it (unless it is on globally).
+  ``dumps`` writes V3 records for the whole file under np-shape (``v3=True``, as
+  MXNet's ``nd.save`` does) and when any array is 0-d (V2 cannot express 0-d),
+  else V2.
 * bfloat16 (type_flag 12) loads as float32 (exact widening); MXNet gives a
   ``[('bfloat16', '<u2')]`` struct array. ``dumps`` writes ml_dtypes/JAX
   ``bfloat16`` and that struct dtype as type_flag 12.
@@ -78,6 +79,7 @@ class _Reader:
         self.buf = memoryview(buf).cast('B')
         self.pos = 0
         self.ctx = ''
+        self.versions = set()  # record format versions read
 
     def fail(self, what, offset=None):
         where = f'{self.ctx}: ' if self.ctx else ''
@@ -171,6 +173,7 @@ def _read_record(r):
     start = r.pos
     magic = r.scalar('I', 'record magic')
     ver = _VERSIONS.get(magic, 0)
+    r.versions.add(ver)
     stype = r.scalar('i', 'storage type') if ver >= 2 else 0
     if stype not in _NUM_AUX or (ver == 3 and stype != 0):
         r.fail(f'unknown storage type {stype} for a V{ver} record', r.pos - 4)
@@ -204,9 +207,25 @@ def parse_record(buf):
     return _read_record(r)
 
 
-def loads(buf):
+def _check_mode(versions, np_shape):
+    if np_shape is None:
+        return
+    if 3 in versions and not np_shape:
+        raise MXNetError("ndarray was saved in np shape semantics, must be loaded in the same "
+                         "semantics. Please turn on np shape semantics in Python using `with "
+                         "np_shape(True)` or decorator `use_np_shape` to scope the code of "
+                         "loading the ndarray.")
+    if versions - {3} and np_shape and np_shape != "global":
+        raise MXNetError("ndarray was not saved in np shape semantics, but being loaded in np "
+                         "shape semantics. Please turn off np shape semantics in Python using "
+                         "`with np_shape(False)` to scope the code of loading the ndarray.")
+
+
+def loads(buf, np_shape=None):
     """Parse container bytes (``mx.nd.load_frombuffer``): a list when the file
-    has no names (K == 0), else a dict name -> array in file order."""
+    has no names (K == 0), else a dict name -> array in file order. ``np_shape``
+    (False, True or "global": MXNet's NumPy-shape mode) makes the records' version
+    match it as MXNet requires; None reads every version."""
     r = _Reader(buf)
     magic, _reserved, n = r.unpack('<QQQ', 'header')
     if magic != HEADER_MAGIC:
@@ -216,6 +235,7 @@ def loads(buf):
         r.ctx = f'record {i} of {n}'
         arrays.append(_read_record(r))
     r.ctx = ''
+    _check_mode(r.versions, np_shape)
     k = r.scalar('Q', 'name count')
     if k not in (0, n):
         r.fail(f'name count K={k} is neither 0 nor N={n}', r.pos - 8)
@@ -263,7 +283,7 @@ def record_bytes(arr, context=(1, 0)):
     return _record(arr, context, isinstance(arr, np.ndarray) and arr.ndim == 0, 'the array')
 
 
-def dumps(data, contexts=None):
+def dumps(data, contexts=None, v3=False):
     """Container bytes exactly as ``mx.nd.save`` (1.9.1) writes them.
 
     ``data``: one array (saved as a 1-element list), a list of arrays, or a dict
@@ -271,6 +291,7 @@ def dumps(data, contexts=None):
     list, as in MXNet). Like MXNet: a tuple or other type raises ValueError, a
     non-str key or non-array value TypeError. Unsupported dtypes raise
     MXNetError. ``contexts``: (dev_type, dev_id) per array, default (1, 0) = cpu(0).
+    ``v3``: write V3 records (MXNet does under np-shape; also when an array is 0-d).
     """
     if isinstance(data, np.ndarray):
         data = [data]
@@ -290,7 +311,7 @@ def dumps(data, contexts=None):
     contexts = [(1, 0)] * len(arrays) if contexts is None else list(contexts)
     if len(contexts) != len(arrays):
         raise ValueError(f'{len(contexts)} contexts given for {len(arrays)} arrays')
-    v3 = any(a.ndim == 0 for a in arrays)
+    v3 = v3 or any(a.ndim == 0 for a in arrays)
     parts = [struct.pack('<QQQ', HEADER_MAGIC, 0, len(arrays))]
     parts += [_record(a, c, v3, w) for a, c, w in zip(arrays, contexts, wheres)]
     parts.append(struct.pack('<Q', len(names)))
@@ -307,11 +328,11 @@ def _path(fname):
     return fname
 
 
-def save(fname, data, contexts=None):
+def save(fname, data, contexts=None, v3=False):
     """``mx.nd.save``: serialize first, then write atomically (temp file in the
     same directory, flush + fsync, ``os.replace``), so a failure never leaves a
     partial file or clobbers the old one."""
-    atomic_write(_path(fname), dumps(data, contexts))
+    atomic_write(_path(fname), dumps(data, contexts, v3))
 
 
 def atomic_write_text(fname, text):
@@ -379,13 +400,14 @@ def atomic_write(fname, payload):
     sweep_stale_temps(fname)
 
 
-def load(fname):
-    """``mx.nd.load``: list or dict of NumPy arrays. A file that cannot be read
-    raises MXNetError (as MXNet: 'Open "<fname>": No such file or directory')."""
+def load(fname, np_shape=None):
+    """``mx.nd.load``: list or dict of NumPy arrays (``np_shape`` as in ``loads``). A file
+    that cannot be read raises MXNetError (as MXNet: 'Open "<fname>": No such file or
+    directory')."""
     fname = _path(fname)
     try:
         with open(fname, 'rb') as f:
             buf = f.read()
     except OSError as e:
         raise MXNetError(f'Open "{fname}": {e.strerror or e}') from e
-    return loads(buf)
+    return loads(buf, np_shape)

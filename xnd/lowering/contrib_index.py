@@ -67,6 +67,8 @@ def index_array(data, *, axes: OptShape = None):
         if not -nd <= a < nd:
             raise MXNetError(f"Operator _contrib_index_array: axis {a} out of range for data "
                              f"{fmt(data.shape)}")
+    if not ax:  # 0-d data (NumPy shape semantics): an empty index list, shape data.shape + (0,)
+        return jnp.zeros(data.shape + (0,), jnp.int64)
     grids = jnp.indices(data.shape, dtype=jnp.int64)
     return jnp.stack([grids[a] for a in ax], axis=-1)
 

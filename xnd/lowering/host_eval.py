@@ -187,7 +187,8 @@ def put(outs, dtypes, device, vals):
     way and compiles once."""
     if sum(o.size for o in outs) > MAX_ELEMENTS:
         return None
-    outs = [np.ascontiguousarray(o, dtype=d) for o, d in zip(outs, dtypes)]
+    # np.asarray, not np.ascontiguousarray: that one makes a 0-d result (1,)
+    outs = [np.asarray(o, dtype=d, order="C") for o, d in zip(outs, dtypes)]
     if any(_compat_jax.committed(v) for v in vals):
         return [jax.device_put(o, device) for o in outs]
     with jax.default_device(device):

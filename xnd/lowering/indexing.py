@@ -8,6 +8,7 @@ MXNet's reading of ``a[a > 5]`` (the 0/1 mask used as row indices).
 import jax.numpy as jnp
 from jax import lax
 
+from ..semantics import is_np_shape
 from .registry import register
 
 
@@ -75,7 +76,8 @@ def basic_plan(shape, frozen):
         elif not isinstance(k, int):
             result.append(next(it))
     result.extend(it)
-    return ("view", offset, tuple(result) or (1,))
+    # an integer key down to 0-d: (1,) in MXNet's legacy shape semantics, () under np_shape
+    return ("view", offset, tuple(result) or ((), (1,))[not is_np_shape()])
 
 
 @register("_getitem")

@@ -21,6 +21,7 @@ import os
 import jax
 
 from ..base import MXNetError
+from ..semantics import is_np_shape
 from .attrs import REQUIRED, Param, parse_value
 from . import xla_options
 
@@ -188,7 +189,7 @@ class Op:
 
         def kern(*args):
             inputs = args[:len(args) - n_dyn]
-            if check_shapes:
+            if check_shapes and not is_np_shape():  # NumPy shape semantics: 0-d and 0-size ok
                 for a in inputs:
                     if a is not None and (a.ndim == 0 or a.size == 0):
                         raise MXNetError(

@@ -7,6 +7,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from ..base import MXNetError
+from ..semantics import is_np_shape
 from .attrs import Bool, Dtype, Int, IntOrShape, OptShape, Shape, optional
 from .dtypes import same_dtype
 from .registry import register
@@ -148,8 +149,18 @@ def broadcast_like(lhs, rhs, *, lhs_axes: optional(Shape) = None, rhs_axes: opti
     return jnp.broadcast_to(lhs, tuple(target))
 
 
-@register("tile")
+def _tile_reps(attrs, data):
+    # checked on every call, not when tracing: a kernel traced under np_shape is reused outside
+    reps = attrs["reps"]
+    if any(r < 0 for r in reps) or (0 in reps and not is_np_shape()):
+        raise MXNetError(f"Operator tile: reps {reps} must be positive (0 is allowed only under "
+                         f"mx.np_shape()), data shape {tuple(data.shape)}")
+
+
+@register("tile", check=_tile_reps)
 def tile(data, *, reps: Shape):
+    """MXNet's tile. A negative rep is an error, and so is a 0 in the legacy shape semantics,
+    where the zero-size result it makes reads as an unknown shape."""
     return jnp.tile(data, reps)
 
 

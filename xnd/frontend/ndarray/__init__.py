@@ -21,6 +21,8 @@ from ...context import Context, current_context
 from ...lowering import registry
 from ...lowering.attrs import Shape
 from ...lowering.dtypes import np_dtype
+from ... import semantics as _semantics
+from ...semantics import is_np_shape as _is_np_shape
 from ...ndarray import NDArray, invoke, waitall  # noqa: F401
 from ...ndarray import check_kwargs, op_function
 from .. import random  # noqa: F401  (mx.nd.random is mx.random)
@@ -69,9 +71,11 @@ def _cast_np(src, dt):
 
 
 def _creation(opname, ctx, out=None, **attrs):
-    if 0 in attrs.get("shape", (1,)):
-        raise MXNetError(f"{opname}: shape {attrs['shape']} has a zero dimension, which legacy "
-                         f"MXNet arrays read as unknown")
+    shape = attrs.get("shape", (1,))
+    if (0 in shape or shape == ()) and not _is_np_shape():
+        raise MXNetError(f"Operator {opname} inferring shapes failed: shape {shape} is unknown in "
+                         f"MXNet's legacy shape semantics (() and 0 dims mean unknown); under "
+                         f"mx.np_shape() it is a {'0-d' if shape == () else 'zero-size'} array")
     op = registry.get(opname)
     return invoke(op, [], op.parse_attrs(attrs), out=out, ctx=_ctx(ctx))
 
@@ -257,7 +261,11 @@ def save(fname, data):
     else:
         raise ValueError("data needs to either be a NDArray, dict of str, NDArray pairs "
                          "or a list of NDarrays.")
-    serialization.save(fname, arrays, contexts=ctxs)
+    serialization.save(fname, arrays, contexts=ctxs, v3=_is_np_shape())
+
+
+def _np_shape_mode():
+    return "global" if _is_np_shape() and _semantics.global_flag("np_shape") else _is_np_shape()
 
 
 def _from_loaded(obj):
@@ -269,11 +277,11 @@ def _from_loaded(obj):
 
 def load(fname):
     """Read an MXNet container file: a list, or a dict when the file stores names."""
-    return _from_loaded(serialization.load(fname))
+    return _from_loaded(serialization.load(fname, _np_shape_mode()))
 
 
 def load_frombuffer(buf):
-    return _from_loaded(serialization.loads(bytes(buf)))
+    return _from_loaded(serialization.loads(bytes(buf), _np_shape_mode()))
 
 
 _internal = types.ModuleType(__name__ + "._internal", "Operators whose names start with '_'.")
