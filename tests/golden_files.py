@@ -19,7 +19,8 @@ def write(json_path, npz_path, meta, arrays):
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for k in sorted(arrays):
             b = io.BytesIO()
-            np.lib.format.write_array(b, np.ascontiguousarray(arrays[k]), allow_pickle=False)
+            # np.asarray, not np.ascontiguousarray: that one writes a 0-d value as shape (1,)
+            np.lib.format.write_array(b, np.asarray(arrays[k], order="C"), allow_pickle=False)
             info = zipfile.ZipInfo(k + ".npy", date_time=(2020, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             zf.writestr(info, b.getvalue())

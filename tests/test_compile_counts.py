@@ -1,7 +1,9 @@
 """Eager loops compile a constant number of times: scalars, rng keys and view offsets are
-kernel arguments, never baked into a compilation."""
+kernel arguments, never baked into a compilation. Graphs nobody binds any more are freed with
+their compiled programs."""
 import sys
 
+import xnd as mx
 from xnd import nd
 from xnd.lowering import registry
 
@@ -31,3 +33,30 @@ def test_changing_scalars_rng_draws_and_views_do_not_recompile():
     after = {n: _compiled(n) for n in before}
     assert after == before
     assert all(v >= 1 for v in after.values())
+
+
+def test_graphs_nobody_binds_are_freed_with_their_programs():
+    """Binding many distinct graphs (auto-named nodes make each unrolled RNN new) keeps only
+    the graphs still bound plus the few most recent: XLA executables hold memory maps, and
+    keeping all of them crashed a process in XLA's compiler once the maps ran out."""
+    import gc
+
+    from xnd.symbol import executor as E
+    x = mx.nd.ones((2, 3))
+    kept = []
+    for i in range(E.KEEP_RECENT + 8):
+        y = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name=f"fc{i}")
+        exe = y.simple_bind(mx.cpu(), data=(2, 3))
+        exe.forward(data=x)
+        if i == 0:
+            kept.append(exe)
+    gc.collect()
+    names = {g.sym.list_arguments()[1] for g in E.live_graphs()}
+    assert "fc0_weight" in names                  # still bound
+    n = E.KEEP_RECENT + 8
+    assert {f"fc{i}_weight" for i in range(n - E.KEEP_RECENT, n)} <= names
+    assert not names & {f"fc{i}_weight" for i in range(1, n - E.KEEP_RECENT)}
+    # the same graph bound again gets the same GraphFunction, with its compiled programs
+    last = [g for g in E.live_graphs() if g.sym.list_arguments()[1] == f"fc{n - 1}_weight"]
+    y = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name=f"fc{n - 1}")
+    assert last == [E.graph_function(y)]

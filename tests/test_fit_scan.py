@@ -13,6 +13,7 @@ import pytest
 import xnd as mx
 from xnd.frontend.module import _fit_scan as fit_scan
 from xnd.frontend.module import _programs as M
+from xnd.symbol.executor import live_graphs
 
 BATCH = 10
 
@@ -135,7 +136,7 @@ def test_lr_schedule_steps_inside_a_run(monkeypatch):
 
 def test_one_compile_for_every_run(monkeypatch):
     train(monkeypatch, True, mlp(), rows=160, epochs=3)
-    progs = [p for p in M._PROGRAMS.values() if p._scans]
+    progs = [p for g in live_graphs() for p in g.programs.values() if p._scans]
     assert progs
     for p in progs:
         for fn in p._scans.values():

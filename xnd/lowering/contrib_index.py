@@ -75,8 +75,8 @@ def index_array(data, *, axes: OptShape = None):
 
 @register("_contrib_allclose")
 def allclose(a, b, *, rtol: Float = 1e-5, atol: Float = 1e-8, equal_nan: Bool = True):
-    """A (1,) uint8 array: 1 when |a - b| <= atol + rtol * |b| everywhere (NaNs equal with
-    equal_nan)."""
+    """A 0-d uint8 array (0-d even in the legacy shape semantics, as MXNet's): 1 when
+    |a - b| <= atol + rtol * |b| everywhere (NaNs equal with equal_nan)."""
     if a.shape != b.shape:
         raise MXNetError(f"Operator _contrib_allclose: shapes {fmt(a.shape)} and "
                          f"{fmt(b.shape)} differ")
@@ -84,7 +84,7 @@ def allclose(a, b, *, rtol: Float = 1e-5, atol: Float = 1e-8, equal_nan: Bool = 
     ok = jnp.abs(x - y) <= atol + rtol * jnp.abs(y)
     if equal_nan:
         ok = ok | (jnp.isnan(x) & jnp.isnan(y))
-    return jnp.all(ok).astype(jnp.uint8).reshape(1)
+    return jnp.all(ok).astype(jnp.uint8)
 
 
 @register("_contrib_gradientmultiplier")

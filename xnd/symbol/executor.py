@@ -7,6 +7,9 @@ MXNet semantics kept: BatchNorm's moving statistics are written back at
 each call overwrites in place; random ops (Dropout) draw one key per
 ``forward`` and the backward of that step replays the same masks.
 """
+import collections
+import weakref
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -23,7 +26,11 @@ from . import layout as _layout
 from .infer import eval_node, node_call
 from .graph import aux_nodes, topo
 
-_COMPILED = {}  # (graph json, differentiated argument mask) -> GraphFunction
+# graph json -> GraphFunction: every graph an executor still holds (weakly), and the most
+# recent few (strongly, so a rebind right after the last executor is gone still reuses them)
+_LIVE = weakref.WeakValueDictionary()
+_RECENT = collections.OrderedDict()
+KEEP_RECENT = 16
 
 
 class GraphFunction:
@@ -36,6 +43,7 @@ class GraphFunction:
         self.arg_nodes = [n for n in self.nodes if n.op is None and id(n) not in aux]
         self.aux_nodes = [n for n in self.nodes if n.op is None and id(n) in aux]
         self._calls = {}
+        self.programs = {}  # a frontend's compiled programs of this graph (Module's, by layout)
         self.convolutional = xla_options.classic_fusion(n.op for n in self.nodes if n.op)
         self.forward = xla_options.jit(self._run, static_argnums=3,
                                        classic_fusion=self.convolutional)
@@ -149,11 +157,25 @@ def _cf_shape(v, cl):
 
 
 def graph_function(sym):
+    """The one GraphFunction (and so the one set of compiled programs) of a graph's JSON.
+    Graphs no executor holds, beyond the ``KEEP_RECENT`` most recent, are freed with their XLA
+    executables: each executable holds memory maps, and a process that binds thousands of
+    distinct graphs (MXNet's RNN tests do: unrolled cells get new auto-generated node names)
+    ran out of them (65,530 per process) and crashed inside XLA's compiler."""
     key = sym.tojson()
-    g = _COMPILED.get(key)
+    g = _LIVE.get(key)
     if g is None:
-        g = _COMPILED[key] = GraphFunction(sym)
+        g = _LIVE[key] = GraphFunction(sym)
+    _RECENT[key] = g
+    _RECENT.move_to_end(key)
+    while len(_RECENT) > KEEP_RECENT:
+        _RECENT.popitem(last=False)
     return g
+
+
+def live_graphs():
+    """The GraphFunctions alive now (introspection: compile counts in tests)."""
+    return list(_LIVE.values())
 
 
 def _as_list(name, values, names, required=True):
@@ -219,9 +241,33 @@ class Executor(BoundArrays):
         self._aux_names = sym.list_auxiliary_states()
         self.arg_arrays, self.grad_arrays, self.aux_arrays = args, grads, aux
         self._reqs = reqs
-        self.outputs = []
+        self._outputs = None
         self._key = None
         self._last_train = False
+
+    @property
+    def outputs(self):
+        """The output arrays. MXNet allocates them at bind, so before the first forward they
+        exist, zero-filled, with the inferred shapes and dtypes."""
+        if self._outputs is None:
+            self._outputs = self._bound_outputs()
+        return self._outputs
+
+    @outputs.setter
+    def outputs(self, value):
+        self._outputs = value
+
+    def _bound_outputs(self):
+        try:
+            _, shapes, _ = self._symbol.infer_shape(
+                **{n: a.shape for n, a in zip(self._arg_names, self.arg_arrays)})
+            _, types, _ = self._symbol.infer_type(
+                **{n: a.dtype for n, a in zip(self._arg_names, self.arg_arrays)})
+        except MXNetError:
+            return []
+        if shapes is None or types is None:
+            return []
+        return [_nd_zeros(sh, t, self._ctx) for sh, t in zip(shapes, types)]
 
     # ---- construction ----------------------------------------------------------------
     @classmethod
@@ -245,11 +291,19 @@ class Executor(BoundArrays):
 
     @classmethod
     def simple_bind(cls, sym, ctx, grad_req, type_dict, shapes):
+        """MXNet's simple_bind: keyword arguments that are not shapes (tuples) are ignored;
+        without ``type_dict`` every argument is float32 except those whose variable declares
+        a dtype."""
+        shapes = {k: v for k, v in shapes.items() if isinstance(v, (tuple, list))}
         arg_shapes, _, aux_shapes = sym.infer_shape(**shapes)
         if arg_shapes is None:
             raise MXNetError(f"simple_bind: cannot infer all shapes from {shapes}")
-        arg_types, _, aux_types = sym.infer_type(**(type_dict or {})) if type_dict else (None, None,
-                                                                                          None)
+        if type_dict is None:
+            attrs = sym.attr_dict()
+            type_dict = {k: np.float32 for k in sym.list_arguments()
+                         if "__dtype__" not in attrs.get(k, {})}
+        arg_types, _, aux_types = sym.infer_type(**type_dict) if type_dict or any(
+            "__dtype__" in a for a in sym.attr_dict().values()) else (None, None, None)
         arg_types = arg_types or [np.float32] * len(arg_shapes)
         aux_types = aux_types or [np.float32] * len(aux_shapes)
         args = [_nd_zeros(s, t, ctx) for s, t in zip(arg_shapes, arg_types)]
@@ -364,12 +418,6 @@ class Executor(BoundArrays):
             grads.append(None if g is None else _fit(g, shape, self._ctx))
         aux = [_fit(a, s, self._ctx) for a, s in zip(self.aux_arrays, aux_shapes)]
         new = Executor(self._symbol, self._ctx, args, grads, list(self._reqs), aux)
-        if not self.outputs:  # MXNet allocates outputs at bind: the two share them from here
-            _, mine, _ = self._symbol.infer_shape(
-                **{n: a.shape for n, a in zip(self._arg_names, self.arg_arrays)})
-            _, types, _ = self._symbol.infer_type(
-                **{n: a.dtype for n, a in zip(self._arg_names, self.arg_arrays)})
-            self.outputs = [_nd_zeros(sh, t, self._ctx) for sh, t in zip(mine, types)]
         new.outputs = [_fit(o, sh, self._ctx) for o, sh in zip(self.outputs, out_shapes)]
         return new
 

@@ -110,9 +110,6 @@ def _sum(parts):
     return total
 
 
-_PROGRAMS = {}
-
-
 class _Programs:
     """The compiled functions of one graph on one layout: forward, forward+backward and the
     fused training step (cached; jax.jit adds one compile per new input shape)."""
@@ -126,10 +123,11 @@ class _Programs:
 
     @staticmethod
     def get(graph, lay):
-        key = (graph, lay.key)
-        p = _PROGRAMS.get(key)
+        """The programs of ``graph`` on ``lay``, kept on the graph so that they live as long
+        as it does (symbol/executor.py frees graphs nobody uses)."""
+        p = graph.programs.get(lay.key)
         if p is None:
-            p = _PROGRAMS[key] = _Programs(graph, lay)
+            p = graph.programs[lay.key] = _Programs(graph, lay)
         return p
 
     # the per-device (local) computation, combined over devices as MXNet's group does
