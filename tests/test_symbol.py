@@ -346,3 +346,17 @@ def test_shape_inference_runs_backwards_through_ops():
     h2h = mx.sym.FullyConnected(V("prev"), num_hidden=8, name="h2h")
     args, outs, _ = mx.sym.relu(mx.sym.elemwise_add(x2h, h2h)).infer_shape_partial(data=(3, 4))
     assert outs == [(3, 8)] and args[3:] == [(), (), ()]
+
+
+def test_outputs_exist_from_bind_and_simple_bind_keeps_declared_dtypes():
+    # MXNet 1.9.1: Cast of an int32 Variable bound with simple_bind has an int32 argument and
+    # a float16 output before any forward; non-shape keywords are ignored
+    x = mx.sym.Variable("x", dtype="int32")
+    y = mx.sym.Cast(x, dtype="float16")
+    exe = y.simple_bind(mx.cpu(), x=(2, 2), mode="ignored")
+    assert exe.arg_arrays[0].dtype == np.int32
+    assert exe.outputs[0].dtype == np.float16 and exe.outputs[0].shape == (2, 2)
+    exe2 = y.bind(mx.cpu(), {"x": mx.nd.ones((2, 2), dtype="int32")})
+    assert [o.dtype for o in exe2.outputs] == [np.float16]
+    exe2.forward()
+    np.testing.assert_array_equal(exe2.outputs[0].asnumpy(), np.ones((2, 2), np.float16))
