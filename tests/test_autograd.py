@@ -43,11 +43,7 @@ _NPZ = np.load(GOLDEN_NPZ, allow_pickle=False)
 
 # Cases where xnd knowingly differs from MXNet 1.9.1: name -> (reason, expected outputs that
 # replace the golden ones; None keeps the golden for every other output).
-DEVIATIONS = {
-    "dtype_int32_variable": (
-        "JAX does not differentiate integer arrays: an integer variable gets a zero gradient "
-        "(MXNet computes integer gradients)", {"grad": np.array([0, 0, 0], np.int32)}),
-}
+DEVIATIONS = {}
 
 # Cases that need a change outside xnd/autograd (requested from the core): xfail until then.
 CORE_PENDING = {}

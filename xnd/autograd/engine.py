@@ -160,15 +160,40 @@ def _inexact(x):
     return x is not None and jnp.issubdtype(x.dtype, jnp.inexact)
 
 
+def _integer(x):
+    return x is not None and jnp.issubdtype(x.dtype, jnp.integer)
+
+
+def _as_real(x):
+    """An integer array as float64, for the vjp: MXNet differentiates integer arrays (the
+    gradient of ``sum(boolean_mask(a, m))`` for an int32 ``a`` is the int32 mask), where JAX
+    gives integers no tangent. The gradient is truncated back to the array's dtype."""
+    return x.astype(jnp.float64) if _integer(x) else x
+
+
+def _node_vjp(call, ins, d, dpos):
+    """``jax.vjp`` of one node in the inputs at ``dpos`` (integer ones as float64)."""
+    def f(*dv):
+        ii = list(ins)
+        for p, v in zip(dpos, dv):
+            ii[p] = v
+        return call(ii, d)
+    return jax.vjp(f, *[_as_real(ins[p]) for p in dpos])
+
+
+_NOT_REAL = (TypeError, ValueError, MXNetError)  # an op that insists on integer inputs
+
+
 def _sum_groups(groups, per, ext_vals):
     res = []
     for group in groups:
         acc = None
         for i in group:
-            # integer variables get zero gradients (MXNet computes integer gradients)
             g = per.get(i)
             if g is None:
                 g = jnp.zeros_like(ext_vals[i])
+            elif g.dtype != ext_vals[i].dtype:  # an integer variable's gradient, truncated to
+                g = g.astype(ext_vals[i].dtype)   # its dtype as MXNet's integer kernels do
             acc = g if acc is None else acc + g
         res.append(acc)
     return tuple(res)
@@ -192,17 +217,24 @@ def _make_pure(plan):
     def pure(ext_vals, dyn_vals, head_grads):
         """(gradients per group, new auxiliary-state values per aux slot)."""
         ext_vals = list(ext_vals)
-        diff = [i for i in wanted if _inexact(ext_vals[i])]
 
-        def f(*dv):
-            ev = list(ext_vals)
-            for i, v in zip(diff, dv):
-                ev[i] = v
-            return replay(ev, dyn_vals)
+        def vjp(diff):
+            def f(*dv):
+                ev = list(ext_vals)
+                for i, v in zip(diff, dv):
+                    ev[i] = v
+                return replay(ev, dyn_vals)
+            return jax.vjp(f, *[_as_real(ext_vals[i]) for i in diff], has_aux=True)
 
-        outs, pull, aux = jax.vjp(f, *[ext_vals[i] for i in diff], has_aux=True)
+        diff = [i for i in wanted if _inexact(ext_vals[i]) or _integer(ext_vals[i])]
+        try:
+            outs, pull, aux = vjp(diff)
+        except _NOT_REAL:
+            diff = [i for i in diff if _inexact(ext_vals[i])]
+            outs, pull, aux = vjp(diff)
         given = iter(head_grads)
-        cts = [next(given) if g else jnp.ones(o.shape, o.dtype) for o, g in zip(outs, hg_given)]
+        cts = [jnp.asarray(next(given)).astype(o.dtype) if g else jnp.ones(o.shape, o.dtype)
+               for o, g in zip(outs, hg_given)]
         return _sum_groups(groups, dict(zip(diff, pull(cts))), ext_vals), aux
     return pure
 
@@ -221,7 +253,7 @@ def _make_saved(plan):
     aux_todo, aux_slots = aux_plan(plan)
 
     def sweep(ext_vals, out_vals, dyn_vals, head_grads):
-        diff = {i for i in wanted if _inexact(ext_vals[i])}
+        diff = {i for i in wanted if _inexact(ext_vals[i]) or _integer(ext_vals[i])}
         n = len(nodes)
         need = [False] * n  # node j's outputs depend on a wanted external
 
@@ -257,17 +289,15 @@ def _make_saved(plan):
                 continue
             refs = nodes[j][1]
             ins = [_get(r, ext_vals, out_vals) for r in refs]
-            dpos = [p for p, r in enumerate(refs) if live(r) and _inexact(ins[p])]
+            dpos = [p for p, r in enumerate(refs)
+                    if live(r) and (_inexact(ins[p]) or _integer(ins[p]))]
             call, d = callers[j], dyn_vals[j]
-
-            def f(*dv, ins=ins, dpos=dpos, call=call, d=d):
-                ii = list(ins)
-                for p, v in zip(dpos, dv):
-                    ii[p] = v
-                return call(ii, d)
-
-            outs, pull = jax.vjp(f, *[ins[p] for p in dpos])
-            full = tuple(_zero_ct(o) if c is None or not _inexact(o) else c
+            try:
+                outs, pull = _node_vjp(call, ins, d, dpos)
+            except _NOT_REAL:
+                dpos = [p for p in dpos if _inexact(ins[p])]
+                outs, pull = _node_vjp(call, ins, d, dpos)
+            full = tuple(_zero_ct(o) if c is None or not _inexact(o) else c.astype(o.dtype)
                          for c, o in zip(cts, outs))
             for p, c in zip(dpos, pull(full)):
                 add(refs[p], c)
