@@ -38,3 +38,17 @@ def test_both_autograd_modes(monkeypatch, mode):
     from xnd.autograd import engine
     monkeypatch.setattr(engine, "MODE", mode)
     np.testing.assert_array_equal(grad_of(mx, CASES["square_sum"]), ARR["square_sum"])
+
+
+def test_executor_int_argument_gradient():
+    # MXNet 1.9.1: Cast(int32 x -> float32) bound with simple_bind, backward of the head
+    # [[1.7, -2.5], [3.2, 9.9]] gives x the int32 gradient [[1, -2], [3, 9]] (truncated)
+    x = mx.sym.Variable("x", dtype=np.int32)
+    exe = mx.sym.Cast(x, dtype=np.float32).simple_bind(mx.cpu(), x=(2, 2))
+    head = np.array([[1.7, -2.5], [3.2, 9.9]], np.float32)
+    exe.arg_arrays[0][:] = head
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array(head))
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), [[1, -2], [3, 9]])
+    assert exe.grad_arrays[0].dtype == np.int32
+    np.testing.assert_array_equal(exe.grad_arrays[0].asnumpy(), [[1, -2], [3, 9]])

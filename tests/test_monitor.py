@@ -80,3 +80,15 @@ def test_monitor_on_a_bound_executor():
     assert mon.toc() == [(1, "fc_output", "-1.0\t"), (1, "act_output", "1.0\t")]
     exe.forward()                 # inactive: nothing collected
     assert mon.toc() == []
+
+
+def test_executor_callback_gets_names_as_bytes():
+    # MXNet's monitor callback receives the name as bytes (its C callback's char*): the
+    # tests and scripts call py_str(name) on it
+    names = []
+    data = mx.sym.Variable("data", shape=(2, 3))
+    exe = mx.sym.FullyConnected(data, num_hidden=2, name="fc").simple_bind(
+        mx.cpu(), grad_req="null")
+    exe.set_monitor_callback(lambda name, arr: names.append(mx.base.py_str(name)))
+    exe.forward()
+    assert names == ["fc_output"]

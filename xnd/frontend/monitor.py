@@ -42,6 +42,7 @@ class Monitor:
         self.monitor_all = monitor_all
 
         def stat_helper(name, array):
+            name = name.decode("utf-8") if isinstance(name, bytes) else name
             if self.activated and self.re_prog.match(name):
                 self.queue.append((self.step, name, self.stat_func(array)))
         stat_helper.wants = lambda: self.activated   # executors skip the internals otherwise

@@ -127,10 +127,12 @@ class GraphFunction:
                     full = [next(it) if m else a for a, m in zip(args, diff_mask)]
                     return self._run(full, aux, key, True, updating)
                 diff = [a for a, m in zip(args, diff_mask) if m]
-                outs, vjp, new_aux = jax.vjp(run, diff, has_aux=True)
+                outs, vjp, new_aux = _vjp_with_integers(run, diff)
                 heads = [jnp.ones_like(o) if h is None else h.astype(o.dtype)
                          for o, h in zip(outs, head_grads)]
                 (grads,) = vjp(heads)
+                grads = [g if g.dtype == a.dtype else g.astype(a.dtype)
+                         for g, a in zip(grads, diff)]
                 return outs, new_aux, grads
             f = self._fwd_bwd[diff_mask] = xla_options.jit(fb, classic_fusion=self.convolutional)
         return f
@@ -150,6 +152,25 @@ class GraphFunction:
                 reach[id(n)] = n.op.name not in _NO_GRAD_OPS and any(
                     reach.get(id(src), False) for src, _ in n.inputs)
         return frozenset(i for i, r in reach.items() if r)
+
+
+def _vjp_with_integers(run, diff):
+    """``jax.vjp(run, diff, has_aux=True)``, with integer arguments differentiated as float64
+    as MXNet differentiates them (JAX gives integers no tangent; the caller truncates the
+    gradients back). The outputs and aux values returned are those of the integer run, and
+    an operator that insists on integer inputs leaves them without gradient, as before."""
+    real = [a.astype(jnp.float64) if jnp.issubdtype(a.dtype, jnp.integer) else a for a in diff]
+    if all(r is a for r, a in zip(real, diff)):
+        return jax.vjp(run, diff, has_aux=True)
+    try:
+        outs_real, vjp, _ = jax.vjp(run, real, has_aux=True)
+    except (TypeError, ValueError, MXNetError):
+        return jax.vjp(run, diff, has_aux=True)
+    outs, new_aux = run(diff)
+
+    def pull(heads):
+        return vjp([h.astype(o.dtype) for h, o in zip(heads, outs_real)])
+    return outs, pull, new_aux
 
 
 def _cf_shape(v, cl):
@@ -504,8 +525,9 @@ def _wanted(callback):
 def run_monitor(symbol, callback, monitor_all, arg_names, args, aux_names, aux, key, is_train,
                 ctx):
     """An installed monitor callback (``Executor.set_monitor_callback``) sees every operator
-    output of a forward, as ``callback('<node>_<output>', NDArray)`` in graph order, and with
-    ``monitor_all`` each operator's inputs first, as ``'<node>_<input slot>'``.  The values
+    output of a forward, as ``callback(b'<node>_<output>', NDArray)`` in graph order (the
+    name as bytes, as MXNet's C callback gives it; the array an NDArray, not a raw handle),
+    and with ``monitor_all`` each operator's inputs first, as ``b'<node>_<input slot>'``.  The values
     come from one extra jitted run of the graph's internals (only while the monitor wants
     them); ``run_backward_monitor`` adds MXNet's backward-node entries."""
     if not _wanted(callback):
@@ -516,9 +538,9 @@ def run_monitor(symbol, callback, monitor_all, arg_names, args, aux_names, aux, 
         if monitor_all:
             for j, (src, k) in enumerate(n.inputs):
                 v = var_vals[src.name] if src.op is None else values[(id(src), k)]
-                callback("%s_%s" % (n.name, n.input_slot(j)), _wrap(v, ctx))
+                callback(("%s_%s" % (n.name, n.input_slot(j))).encode(), _wrap(v, ctx))
         for i, name in enumerate(n.output_names()):
-            callback(name, _wrap(values[(id(n), i)], ctx))
+            callback(name.encode(), _wrap(values[(id(n), i)], ctx))
 
 
 def run_backward_monitor(symbol, callback, arg_names, args, aux_names, aux, key, heads, ctx):
@@ -555,7 +577,7 @@ def run_backward_monitor(symbol, callback, arg_names, args, aux_names, aux, key,
                  if src.op is not None or src.name not in aux_set]   # aux states: no gradient
         for j, (src, k, g) in enumerate(grads):
             name = "%s_backward_output%s" % (n.name, "" if len(grads) == 1 else j)
-            callback(name, _wrap(g, ctx))
+            callback(name.encode(), _wrap(g, ctx))
             if src.op is not None:
                 e = (id(src), k)
                 cot[e] = g if e not in cot else cot[e] + g
