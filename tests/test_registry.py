@@ -119,3 +119,26 @@ def test_each_optimizer_runs_its_update_operator(monkeypatch, name, kwargs, op):
     opt.update(0, w, g, opt.create_state(0, w))
     assert len(calls) == 1, calls
     assert not np.array_equal(w.asnumpy(), before)
+
+
+def test_get_operator_arguments_matches_mxnet():
+    # MXNet 1.9.1's mx.operator.get_operator_arguments for these operators, verbatim
+    from xnd.frontend.operator import OperatorArguments, get_operator_arguments
+    want = {
+        "Activation": (["data", "act_type"], [
+            "NDArray-or-Symbol", "{'relu', 'sigmoid', 'softrelu', 'softsign', 'tanh'}, required"]),
+        "Dropout": (["data", "p", "mode", "axes", "cudnn_off"], [
+            "NDArray-or-Symbol", "float, optional, default=0.5",
+            "{'always', 'training'},optional, default='training'",
+            "Shape(tuple), optional, default=[]", "boolean or None, optional, default=0"]),
+        "FullyConnected": (["data", "weight", "bias", "num_hidden", "no_bias", "flatten"], [
+            "NDArray-or-Symbol"] * 3 + ["int, required", "boolean, optional, default=0",
+                                        "boolean, optional, default=1"]),
+    }
+    for op, (names, types) in want.items():
+        got = get_operator_arguments(op)
+        assert isinstance(got, OperatorArguments)
+        assert (got.narg, got.names, got.types) == (len(names), names, types)
+    assert get_operator_arguments("add_n").types[0] == "NDArray-or-Symbol[]"
+    with pytest.raises(mx.base.MXNetError):
+        get_operator_arguments("NoSuchOperator")

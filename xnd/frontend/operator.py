@@ -14,6 +14,7 @@ forward are the ones backward sees.
 The JAX side (host callback inside compiled graphs, custom gradient) is
 ``xnd.lowering.custom``; this module is the Python host it calls.
 """
+import collections
 import itertools
 import threading
 
@@ -25,6 +26,7 @@ from ..lowering import custom as _custom
 from ..serialization import DTYPE_CODES
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators",
+           "get_operator_arguments", "OperatorArguments",
            "PythonOp", "NumpyOp", "NDArrayOp"]
 
 _PROPS = {}  # registered name -> CustomOpProp subclass
@@ -104,6 +106,53 @@ def register(reg_name):
         _HOST.forget(reg_name)
         return prop_cls
     return do_register
+
+
+OperatorArguments = collections.namedtuple("OperatorArguments", ["narg", "names", "types"])
+
+_TYPE_WORDS = {"Int": "int", "Float": "float", "Bool": "boolean", "Shape": "Shape(tuple)",
+               "OptShape": "Shape(tuple)", "IntOrShape": "Shape(tuple)", "Dtype": "dtype"}
+
+
+def _default_text(v):
+    if isinstance(v, bool):
+        return str(int(v))
+    if isinstance(v, tuple):
+        return "[" + ",".join(map(str, v)) + "]"
+    return "'%s'" % v if isinstance(v, str) else str(v)
+
+
+def _type_text(param):
+    """MXNet's dmlc parameter description: ``"int, required"``, ``"{'a', 'b'}, required"``,
+    ``"float, optional, default=0.5"``, ``"{'a', 'b'},optional, default='a'"``."""
+    from ..lowering.attrs import REQUIRED
+    parse = getattr(param.parse, "parse", param.parse)
+    options = getattr(parse, "options", None)
+    if options is not None:
+        kind = "{" + ", ".join("'%s'" % o for o in sorted(options)) + "}"
+        sep = ","
+    else:
+        name = getattr(parse, "__name__", "")
+        kind = _TYPE_WORDS.get(name.split("(")[-1].rstrip(")"), "string")
+        if getattr(param.parse, "accepts_none", False) and kind != "Shape(tuple)":
+            kind += " or None"
+        sep = ", "
+    if param.default is REQUIRED:
+        return kind + ", required"
+    return "%s%soptional, default=%s" % (kind, sep, _default_text(param.default))
+
+
+def get_operator_arguments(op_name):
+    """MXNet's (narg, names, types) of an operator: its inputs (``NDArray-or-Symbol``, with
+    ``[]`` for a variadic one) then its parameters, described as MXNet's parameter docs write
+    them (xnd's wording for a parameter kind can differ from MXNet's, as "long (non-negative)")."""
+    from ..lowering import registry
+    op = registry.get(op_name)
+    names = list(op.inputs) + list(op.params)
+    types = ["NDArray-or-Symbol[]" if op.variadic and i == len(op.inputs) - 1
+             else "NDArray-or-Symbol" for i in range(len(op.inputs))]
+    types += [_type_text(p) for p in op.params.values()]
+    return OperatorArguments(len(names), names, types)
 
 
 def get_all_registered_operators():

@@ -149,6 +149,7 @@ def choice(*options):
             raise ValueError(f"expected one of {options}, got {v!r}")
         return v
     parse.__name__ = "choice"
+    parse.options = options
     return parse
 
 
