@@ -127,9 +127,11 @@ class GraphFunction:
                     full = [next(it) if m else a for a, m in zip(args, diff_mask)]
                     return self._run(full, aux, key, True, updating)
                 diff = [a for a, m in zip(args, diff_mask) if m]
-                outs, vjp, new_aux = _vjp_with_integers(run, diff)
-                heads = [jnp.ones_like(o) if h is None else h.astype(o.dtype)
-                         for o, h in zip(outs, head_grads)]
+                outs, vjp, new_aux, outs_vjp = _vjp_with_integers(run, diff)
+                # an integer output (shape_array, argmax) has no gradient: its head is ignored
+                heads = [np.zeros(o.shape, jax.dtypes.float0) if not _real(o) else
+                         jnp.ones_like(o) if h is None else h.astype(o.dtype)
+                         for o, h in zip(outs_vjp, head_grads)]
                 (grads,) = vjp(heads)
                 grads = [g if g.dtype == a.dtype else g.astype(a.dtype)
                          for g, a in zip(grads, diff)]
@@ -154,23 +156,26 @@ class GraphFunction:
         return frozenset(i for i, r in reach.items() if r)
 
 
-def _vjp_with_integers(run, diff):
-    """``jax.vjp(run, diff, has_aux=True)``, with integer arguments differentiated as float64
-    as MXNet differentiates them (JAX gives integers no tangent; the caller truncates the
-    gradients back). The outputs and aux values returned are those of the integer run, and
-    an operator that insists on integer inputs leaves them without gradient, as before."""
-    real = [a.astype(jnp.float64) if jnp.issubdtype(a.dtype, jnp.integer) else a for a in diff]
-    if all(r is a for r, a in zip(real, diff)):
-        return jax.vjp(run, diff, has_aux=True)
-    try:
-        outs_real, vjp, _ = jax.vjp(run, real, has_aux=True)
-    except (TypeError, ValueError, MXNetError):
-        return jax.vjp(run, diff, has_aux=True)
-    outs, new_aux = run(diff)
+def _real(x):
+    return jnp.issubdtype(x.dtype, jnp.inexact)
 
-    def pull(heads):
-        return vjp([h.astype(o.dtype) for h, o in zip(heads, outs_real)])
-    return outs, pull, new_aux
+
+def _vjp_with_integers(run, diff):
+    """``jax.vjp(run, diff, has_aux=True)`` plus the outputs of the differentiated run, with
+    integer arguments differentiated as float64 as MXNet differentiates them (JAX gives
+    integers no tangent; the caller truncates the gradients back). The outputs and aux values
+    returned first are those of the integer run; an operator that insists on integer inputs
+    leaves them without gradient, as before."""
+    real = [a.astype(jnp.float64) if jnp.issubdtype(a.dtype, jnp.integer) else a for a in diff]
+    if any(r is not a for r, a in zip(real, diff)):
+        try:
+            outs_real, vjp, _ = jax.vjp(run, real, has_aux=True)
+            outs, new_aux = run(diff)
+            return outs, vjp, new_aux, outs_real
+        except (TypeError, ValueError, MXNetError):
+            pass
+    outs, vjp, new_aux = jax.vjp(run, diff, has_aux=True)
+    return outs, vjp, new_aux, outs
 
 
 def _cf_shape(v, cl):
@@ -469,7 +474,15 @@ def _reqs(grad_req, names):
 
 
 # ops whose gradient never reads the head gradient of their output (MXNet's zero-gradient ops)
-_NO_GRAD_OPS = frozenset({"BlockGrad"})
+_CMP = ("equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal",
+        "logical_and", "logical_or", "logical_xor")
+# operators whose gradient MXNet defines as zero (MakeZeroGradNodes) or cuts (BlockGrad): an
+# output made by one needs no head gradient
+_NO_GRAD_OPS = frozenset(
+    ["BlockGrad", "stop_gradient", "shape_array", "size_array", "argmax", "argmin",
+     "argmax_channel", "argsort", "logical_not", "sign", "round", "rint", "ceil", "floor",
+     "trunc", "fix", "zeros_like", "ones_like"]
+    + ["_" + c for c in _CMP] + ["broadcast_" + c for c in _CMP] + ["_%s_scalar" % c for c in _CMP])
 
 
 def check_heads(symbol, mask, heads, arg_names=None):
