@@ -456,3 +456,27 @@ def test_graph_hooks():
     nm, nv = bn.aux_update(a, [mm, mv], outs)
     np.testing.assert_allclose(nm, 0.1 * x.mean(0), rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(nv, 0.9 + 0.1 * x.var(0), rtol=1e-5)
+
+
+def test_prelu_gamma_shapes_as_mxnet():
+    # MXNet 1.9.1: a gamma of data's shape is elementwise; a 1-d gamma of data.shape[1]
+    # values is per channel; others broadcast aligned at axis 0 or raise
+    x = mx.nd.array(np.arange(-6, 6).reshape(3, 4))
+    g = mx.nd.array(np.linspace(0.1, 1.2, 12).reshape(3, 4))
+    np.testing.assert_allclose(mx.nd.LeakyReLU(x, gamma=g, act_type="prelu").asnumpy(),
+                               [[-0.6, -1.0, -1.2, -1.2], [-1.0, -0.6, 0, 1], [2, 3, 4, 5]],
+                               rtol=1e-6)
+    y = mx.nd.LeakyReLU(mx.nd.array([[-1., 2], [-3, 4]]), gamma=mx.nd.array([0.5, 0.25]),
+                        act_type="prelu")
+    np.testing.assert_array_equal(y.asnumpy(), [[-0.5, 2], [-1.5, 4]])
+    with pytest.raises(mx.base.MXNetError, match="Cannot broadcast gamma"):
+        mx.nd.LeakyReLU(mx.nd.ones((2, 3, 4)), gamma=g, act_type="prelu")
+
+
+def test_batchnorm_v1_is_batchnorm():
+    x = mx.nd.array(np.arange(12, dtype=np.float32).reshape(2, 3, 2))
+    args = [mx.nd.ones(3), mx.nd.zeros(3), mx.nd.zeros(3), mx.nd.ones(3)]
+    with mx.autograd.train_mode():
+        a = mx.nd.BatchNorm_v1(x, *args, fix_gamma=True)
+        b = mx.nd.BatchNorm(x, *args, fix_gamma=True)
+    np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())

@@ -143,13 +143,16 @@ def leaky_relu(data, gamma=None, *,
         if gamma is None:
             raise MXNetError("LeakyReLU: act_type='prelu' needs the gamma input")
         g = gamma.astype(x.dtype)
-        if g.size != 1 and x.ndim >= 2:
-            if g.size != x.shape[1]:
-                raise MXNetError(f"LeakyReLU: prelu gamma {_fmt(gamma.shape)} must have one "
-                                 f"value per channel of data {_fmt(x.shape)}")
+        if g.size == 1:
+            g = g.reshape(-1)[0]
+        elif g.ndim == 1 and x.ndim >= 2 and g.size == x.shape[1]:  # one slope per channel
             g = g.reshape((1, -1) + (1,) * (x.ndim - 2))
-        else:
-            g = g.reshape(-1)[0] if g.size == 1 else g
+        else:  # MXNet broadcasts any other gamma aligned at the first axis
+            gs = tuple(g.shape) + (1,) * (x.ndim - g.ndim)
+            if len(gs) != x.ndim or any(a not in (1, b) for a, b in zip(gs, x.shape)):
+                raise MXNetError(f"LeakyReLU: Cannot broadcast gamma to data. gamma: "
+                                 f"{_fmt(gamma.shape)}, data: {_fmt(x.shape)}")
+            g = g.reshape(gs)
         return jnp.where(x > 0, x, g * x)
     if act_type == "elu":
         return jnp.where(x > 0, x, jnp.asarray(slope, x.dtype) * jnp.expm1(jnp.minimum(x, zero)))

@@ -99,7 +99,8 @@ def _gn_shapes(attrs, data_shape):
 _GB = ("data", "gamma", "beta")
 
 
-@register("BatchNorm", num_visible=_bn_visible, aux=("moving_mean", "moving_var"), num_outputs=3,
+@register("BatchNorm", "BatchNorm_v1", num_visible=_bn_visible,
+          aux=("moving_mean", "moving_var"), num_outputs=3,
           output_names=("output", "mean", "var"), aux_update=batchnorm_aux_update,
           param_shapes=param_shapes_from(_BN_SHAPES, _GB + ("moving_mean", "moving_var")),
           input_init={"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'})
