@@ -480,3 +480,16 @@ def test_batchnorm_v1_is_batchnorm():
         a = mx.nd.BatchNorm_v1(x, *args, fix_gamma=True)
         b = mx.nd.BatchNorm(x, *args, fix_gamma=True)
     np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+
+
+def test_sync_batchnorm_third_output_is_the_variance():
+    # MXNet 1.9.1's SyncBatchNorm returns (out, mean, var); BatchNorm returns 1/sqrt(var+eps)
+    x = mx.nd.array(np.arange(12, dtype=np.float32).reshape(2, 3, 2))
+    args = [mx.nd.ones(3), mx.nd.zeros(3), mx.nd.zeros(3), mx.nd.ones(3)]
+    with mx.autograd.train_mode():
+        _, mean, var = mx.nd.contrib.SyncBatchNorm(x, *args, output_mean_var=True, key="k")
+        _, _, invstd = mx.nd.BatchNorm(x, *args, output_mean_var=True)
+    want = x.asnumpy().transpose(1, 0, 2).reshape(3, -1).var(axis=1)
+    np.testing.assert_allclose(var.asnumpy(), want, rtol=1e-5)
+    np.testing.assert_allclose(invstd.asnumpy(), 1 / np.sqrt(want + 1e-3), rtol=1e-5)
+    np.testing.assert_allclose(mean.asnumpy(), [3.5, 5.5, 7.5])
