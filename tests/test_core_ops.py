@@ -97,3 +97,22 @@ def test_reset_arrays_returns_nothing_and_zeroes_inputs():
     a, b = mx.nd.ones((2,)), mx.nd.ones((1, 3))
     assert mx.nd.reset_arrays(a, b, num_arrays=2) == []
     assert a.asnumpy().tolist() == [0.0, 0.0] and b.asnumpy().tolist() == [[0.0, 0.0, 0.0]]
+
+
+@pytest.mark.parametrize("lhs, rhs, spans, want", [
+    ((24,), (4, 6, 5), (0, None, 0, 2), (4, 6)),
+    ((6, 5), (2, 3, 7), (0, 1, 0, 2), (2, 3, 5)),
+    ((4, 6), (9, 2, 3), (-1, None, 1, None), (4, 2, 3)),
+    ((2, 1, 6), (1, 2, 3), (1, None, 1, None), (2, 2, 3)),
+])
+def test_reshape_like_spans(lhs, rhs, spans, want):
+    # MXNet's reshape_like: lhs dims [lhs_begin, lhs_end) become rhs dims [rhs_begin, rhs_end)
+    lb, le, rb, re_ = spans
+    out = mx.nd.reshape_like(mx.nd.ones(lhs), mx.nd.ones(rhs), lhs_begin=lb, lhs_end=le, rhs_begin=rb,
+                          rhs_end=re_)
+    assert out.shape == want
+
+
+def test_reshape_like_size_mismatch_names_the_spans():
+    with pytest.raises(mx.base.MXNetError, match="reshape_like.*lhs dims"):
+        mx.nd.reshape_like(mx.nd.ones((6,)), mx.nd.ones((4, 2)), rhs_begin=0, rhs_end=1)

@@ -66,11 +66,25 @@ def reshape(data, *, shape: Shape = (), reverse: Bool = False):
     return data.reshape(infer_reshape("Reshape", data.shape, shape, reverse))
 
 
+def _span(n, begin, end):
+    b = 0 if begin is None else (begin + n if begin < 0 else begin)
+    e = n if end is None else (end + n if end < 0 else end)
+    return b, e
+
+
 @register("reshape_like")
-def reshape_like(lhs, rhs):
-    if lhs.size != rhs.size:
-        raise MXNetError(f"reshape_like: cannot reshape {lhs.shape} like {rhs.shape}")
-    return lhs.reshape(rhs.shape)
+def reshape_like(lhs, rhs, *, lhs_begin: optional(Int) = None, lhs_end: optional(Int) = None,
+                 rhs_begin: optional(Int) = None, rhs_end: optional(Int) = None):
+    """MXNet's reshape_like: lhs's dims [lhs_begin, lhs_end) become rhs's dims
+    [rhs_begin, rhs_end) (None: the start / the end; negative: from the end)."""
+    lb, le = _span(lhs.ndim, lhs_begin, lhs_end)
+    rb, re_ = _span(rhs.ndim, rhs_begin, rhs_end)
+    shape = lhs.shape[:lb] + rhs.shape[rb:re_] + lhs.shape[le:]
+    if not (0 <= lb <= le <= lhs.ndim and 0 <= rb <= re_ <= rhs.ndim) or \
+            math.prod(shape) != lhs.size:
+        raise MXNetError(f"reshape_like: cannot reshape {lhs.shape} like {rhs.shape} (lhs dims "
+                         f"[{lhs_begin}, {lhs_end}), rhs dims [{rhs_begin}, {rhs_end}))")
+    return lhs.reshape(shape)
 
 
 @register("Flatten", "flatten")
