@@ -92,3 +92,14 @@ def test_executor_callback_gets_names_as_bytes():
     exe.set_monitor_callback(lambda name, arr: names.append(mx.base.py_str(name)))
     exe.forward()
     assert names == ["fc_output"]
+
+
+def test_executor_callback_on_an_op_with_a_hidden_output():
+    # LRN has a hidden second output (MXNet's tmp_norm); the monitor's run of the graph's
+    # internals used to fail on it with a KeyError
+    names = []
+    data = mx.sym.Variable("data", shape=(1, 3, 2, 2))
+    exe = mx.sym.LRN(data, nsize=3, name="lrn").simple_bind(mx.cpu(), grad_req="null")
+    exe.set_monitor_callback(lambda name, arr: names.append(name))
+    exe.forward()
+    assert names[0] == b"lrn_output"

@@ -279,7 +279,8 @@ def l2_normalization(data, *, eps: Float = 1e-10,
 @register("LRN", num_visible=1, num_outputs=2, output_names=("output", "tmp_norm"))
 def lrn(data, *, alpha: Float = 1e-4, beta: Float = 0.75, knorm: Float = 2.0, nsize: Int):
     """Local response normalisation across channels:
-    x / (knorm + alpha/nsize * sum of x^2 over the nsize channels centred on c)^beta."""
+    x / (knorm + alpha/nsize * sum of x^2 over the nsize channels centred on c)^beta; the
+    hidden second output (MXNet's tmp_norm) is that denominator before the power."""
     if data.ndim != 4:
         raise MXNetError(f"LRN: data must be 4-D (N, C, H, W), got {_fmt(data.shape)}")
     half = nsize // 2
@@ -287,4 +288,5 @@ def lrn(data, *, alpha: Float = 1e-4, beta: Float = 0.75, knorm: Float = 2.0, ns
     s = lax.reduce_window(sq, 0, lax.add, (1, nsize, 1, 1), (1, 1, 1, 1),
                           ((0, 0), (half, nsize - 1 - half), (0, 0), (0, 0)))
     scale = jnp.asarray(knorm, data.dtype) + jnp.asarray(alpha / nsize, data.dtype) * s
-    return (data * scale ** jnp.asarray(-beta, data.dtype)).astype(data.dtype)
+    out = (data * scale ** jnp.asarray(-beta, data.dtype)).astype(data.dtype)
+    return out, scale.astype(data.dtype)
