@@ -29,6 +29,15 @@ def write(json_path, npz_path, meta, arrays):
     print(f"wrote {json_path} and {npz_path} ({len(arrays)} arrays)", file=sys.stderr)
 
 
+def read(name, stem="cases"):
+    """``(meta, arrays)`` of ``goldens/<name>/<stem>.json`` and ``.npz`` (what ``write`` made)."""
+    d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goldens", name)
+    with open(os.path.join(d, stem + ".json")) as f:
+        meta = json.load(f)
+    with np.load(os.path.join(d, stem + ".npz"), allow_pickle=False) as z:
+        return meta, dict(z)
+
+
 def real_mxnet():
     """The real MXNet 1.9.1 a generator runs on (exits with a hint under anything else)."""
     try:

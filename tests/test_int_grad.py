@@ -1,19 +1,14 @@
 """Gradients of integer NDArrays, as MXNet 1.9.1 computes them (in the array's dtype; a float
 gradient cast back is truncated), against tests/make_int_grad_goldens.py. JAX gives integer
 inputs no tangent; xnd's autograd differentiates them as float64 and casts back."""
-import json
-import os
-
 import numpy as np
 import pytest
 
+import golden_files
 import xnd as mx
 from make_int_grad_goldens import cases, grad_of
 
-G = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goldens", "int_grad")
-with open(os.path.join(G, "cases.json")) as _f:
-    META = json.load(_f)
-ARR = dict(np.load(os.path.join(G, "cases.npz")))
+META, ARR = golden_files.read("int_grad")
 CASES = cases(mx)
 
 

@@ -2,19 +2,14 @@
 in the legacy semantics () and 0 dims mean "unknown", so creating such arrays raises; under
 ``mx.np_shape()`` 0-d and zero-size arrays are ordinary arrays that operators take and give,
 and ``nd.save``/``nd.load`` write and require the matching record version."""
-import json
-import os
-
 import numpy as np
 import pytest
 
+import golden_files
 import xnd as mx
 from make_np_shape_goldens import SAVE_LOAD, cases, run_case, save_load
 
-G = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goldens", "np_shape")
-with open(os.path.join(G, "cases.json")) as _f:
-    META = json.load(_f)
-ARR = dict(np.load(os.path.join(G, "cases.npz")))
+META, ARR = golden_files.read("np_shape")
 CASES = cases(mx)
 
 

@@ -3,20 +3,15 @@
 the Updater, gluon's Trainer (which runs such an optimizer per parameter through its
 Updater, as MXNet does) and Module.fit, against MXNet 1.9.1
 (tests/make_python_optimizer_goldens.py)."""
-import json
-import os
-
 import numpy as np
 import pytest
 
+import golden_files
 import xnd as mx
 from make_python_optimizer_goldens import (LBSGD_CASES, STEPS, TRAINER_LBSGD, lbsgd_updater,
                                            module_fit, register_half_step, trainer)
 
-G = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goldens", "python_optimizer")
-with open(os.path.join(G, "cases.json")) as _f:
-    META = json.load(_f)
-ARR = dict(np.load(os.path.join(G, "cases.npz")))
+META, ARR = golden_files.read("python_optimizer")
 HALF_STEP = register_half_step(mx)
 
 

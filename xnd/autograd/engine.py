@@ -36,6 +36,7 @@ import numpy as np
 from ..base import MXNetError
 from ..ndarray import STATE, _wrap
 from ..lowering import xla_options
+from ..lowering.dtypes import NOT_REAL_ERRORS, as_real
 from .tape import ExtNode, OpNode, grad_req, live_entry, var_entry
 
 NOT_IN_GRAPH_MSG = ("Cannot differentiate node because it is not in a computational graph. You need "
@@ -164,13 +165,6 @@ def _integer(x):
     return x is not None and jnp.issubdtype(x.dtype, jnp.integer)
 
 
-def _as_real(x):
-    """An integer array as float64, for the vjp: MXNet differentiates integer arrays (the
-    gradient of ``sum(boolean_mask(a, m))`` for an int32 ``a`` is the int32 mask), where JAX
-    gives integers no tangent. The gradient is truncated back to the array's dtype."""
-    return x.astype(jnp.float64) if _integer(x) else x
-
-
 def _node_vjp(call, ins, d, dpos):
     """``jax.vjp`` of one node in the inputs at ``dpos`` (integer ones as float64)."""
     def f(*dv):
@@ -178,10 +172,9 @@ def _node_vjp(call, ins, d, dpos):
         for p, v in zip(dpos, dv):
             ii[p] = v
         return call(ii, d)
-    return jax.vjp(f, *[_as_real(ins[p]) for p in dpos])
+    return jax.vjp(f, *[as_real(ins[p]) for p in dpos])
 
 
-_NOT_REAL = (TypeError, ValueError, MXNetError)  # an op that insists on integer inputs
 
 
 def _sum_groups(groups, per, ext_vals):
@@ -224,12 +217,12 @@ def _make_pure(plan):
                 for i, v in zip(diff, dv):
                     ev[i] = v
                 return replay(ev, dyn_vals)
-            return jax.vjp(f, *[_as_real(ext_vals[i]) for i in diff], has_aux=True)
+            return jax.vjp(f, *[as_real(ext_vals[i]) for i in diff], has_aux=True)
 
         diff = [i for i in wanted if _inexact(ext_vals[i]) or _integer(ext_vals[i])]
         try:
             outs, pull, aux = vjp(diff)
-        except _NOT_REAL:
+        except NOT_REAL_ERRORS:
             diff = [i for i in diff if _inexact(ext_vals[i])]
             outs, pull, aux = vjp(diff)
         given = iter(head_grads)
@@ -294,7 +287,7 @@ def _make_saved(plan):
             call, d = callers[j], dyn_vals[j]
             try:
                 outs, pull = _node_vjp(call, ins, d, dpos)
-            except _NOT_REAL:
+            except NOT_REAL_ERRORS:
                 dpos = [p for p in dpos if _inexact(ins[p])]
                 outs, pull = _node_vjp(call, ins, d, dpos)
             full = tuple(_zero_ct(o) if c is None or not _inexact(o) else c.astype(o.dtype)

@@ -64,4 +64,15 @@ def is_float(dtype):
     return np.issubdtype(dtype, np.floating)
 
 
+def as_real(x):
+    """An integer array as float64, the way autograd and executors differentiate it: MXNet
+    gives integer arrays gradients in their own dtype (the gradient of ``sum(a)`` for an
+    int32 ``a`` is int32 ones), JAX gives integers no tangent. The callers truncate the
+    gradient back to the array's dtype, as MXNet's integer kernels do."""
+    return x.astype(np.float64) if x is not None and np.issubdtype(x.dtype, np.integer) else x
+
+
+# what an operator raises when it insists on integer inputs (then they get no gradient)
+NOT_REAL_ERRORS = (TypeError, ValueError, MXNetError)
+
 INDEX_DTYPE = np.float32  # argmax/argsort/topk indices on float input

@@ -21,6 +21,7 @@ from ..context import Context
 from ..lowering import conv as _conv
 from ..lowering import registry as _registry
 from ..lowering import xla_options
+from ..lowering.dtypes import NOT_REAL_ERRORS, as_real
 from . import rewrite as _rewrite
 from . import layout as _layout
 from .infer import eval_node, node_call
@@ -166,16 +167,19 @@ def _vjp_with_integers(run, diff):
     integers no tangent; the caller truncates the gradients back). The outputs and aux values
     returned first are those of the integer run; an operator that insists on integer inputs
     leaves them without gradient, as before."""
-    real = [a.astype(jnp.float64) if jnp.issubdtype(a.dtype, jnp.integer) else a for a in diff]
-    if any(r is not a for r, a in zip(real, diff)):
-        try:
-            outs_real, vjp, _ = jax.vjp(run, real, has_aux=True)
-            outs, new_aux = run(diff)
-            return outs, vjp, new_aux, outs_real
-        except (TypeError, ValueError, MXNetError):
-            pass
-    outs, vjp, new_aux = jax.vjp(run, diff, has_aux=True)
-    return outs, vjp, new_aux, outs
+    def plain():
+        outs, vjp, new_aux = jax.vjp(run, diff, has_aux=True)
+        return outs, vjp, new_aux, outs
+
+    real = [as_real(a) for a in diff]
+    if all(r is a for r, a in zip(real, diff)):
+        return plain()
+    try:
+        outs_real, vjp, _ = jax.vjp(run, real, has_aux=True)
+    except NOT_REAL_ERRORS:   # an operator insists on integer inputs: they get no gradient
+        return plain()
+    outs, new_aux = run(diff)
+    return outs, vjp, new_aux, outs_real
 
 
 def _cf_shape(v, cl):

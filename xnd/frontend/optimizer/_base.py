@@ -363,7 +363,11 @@ class Optimizer:
         return new_w, new_s
 
     def _rule(self, w, g, s, lr, wd, ex):
-        raise NotImplementedError()
+        """The per-parameter update of a subclass. The base class has none: like MXNet's
+        ``Optimizer.update``, calling it raises NotImplementedError."""
+        raise NotImplementedError(
+            f"{type(self).__name__} defines no update rule: subclass Optimizer and define "
+            f"_rule (or update, as MXNet's custom optimizers do)")
 
     def jitted_step(self, donate=False, multi_precision=None):
         """``jax.jit(self.step)`` for the current hyper-parameters, cached by
