@@ -376,3 +376,18 @@ def test_backward_needs_no_head_for_zero_gradient_outputs():
     exe.backward([mx.nd.ones((2, 3))])
     np.testing.assert_array_equal(exe.outputs[0].asnumpy(), [2, 3])
     np.testing.assert_array_equal(xg.asnumpy(), np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("name, needs_head", [
+    ("floor", False), ("round", False), ("argsort", False), ("logical_not", False),
+    ("zeros_like", False), ("size_array", False), ("sign", True), ("relu", True)])
+def test_which_outputs_need_a_head_gradient(name, needs_head):
+    # checked on MXNet 1.9.1: backward() without a head passes for zero-gradient operators
+    exe = getattr(mx.sym, name)(mx.sym.var("x")).simple_bind(mx.cpu(), x=(2, 3))
+    exe.forward(is_train=True)
+    if needs_head:
+        with pytest.raises(mx.base.MXNetError, match="head_gradient is required"):
+            exe.backward()
+    else:
+        exe.backward()
+        np.testing.assert_array_equal(exe.grad_dict["x"].asnumpy(), np.zeros((2, 3)))
