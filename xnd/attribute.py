@@ -1,9 +1,21 @@
 """mx.AttrScope: attributes (ctx_group, lr_mult, ...) attached to every symbol made inside."""
 import threading
 
+from .base import _ClassPropertyMetaClass, classproperty
 
-class AttrScope:
+
+class AttrScope(metaclass=_ClassPropertyMetaClass):
+    """``AttrScope.current`` is per thread, as in MXNet 1.9.1."""
+
     _current = threading.local()
+
+    @classproperty
+    def current(cls):
+        return current()
+
+    @current.setter
+    def current(cls, value):
+        AttrScope._current.value = value
 
     def __init__(self, **kwargs):
         for v in kwargs.values():
@@ -29,8 +41,8 @@ class AttrScope:
         AttrScope._current.value = self._old
 
 
-_default = AttrScope()
-
-
 def current():
-    return getattr(AttrScope._current, "value", None) or _default
+    scope = getattr(AttrScope._current, "value", None)
+    if scope is None:
+        scope = AttrScope._current.value = AttrScope()
+    return scope

@@ -9,24 +9,18 @@ import threading
 
 import jax
 
-from .base import MXNetError
+from .base import MXNetError, _ClassPropertyMetaClass, classproperty
 
 _DEVTYPE2STR = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
 _DEVSTR2TYPE = {v: k for k, v in _DEVTYPE2STR.items()}
 
 
-class _ClassGetter:
-    """A read-only property of the class itself (MXNet's classproperty)."""
+class Context(metaclass=_ClassPropertyMetaClass):
+    """A device: ``Context('cpu', 0)``, ``Context(other_ctx)``; usable as ``with``.
 
-    def __init__(self, fget):
-        self.fget = fget
-
-    def __get__(self, obj, owner):
-        return self.fget(owner)
-
-
-class Context:
-    """A device: ``Context('cpu', 0)``, ``Context(other_ctx)``; usable as ``with``."""
+    The default context is per thread, as in MXNet 1.9.1: ``Context.default_ctx = c``
+    in one thread leaves the others' default alone.
+    """
 
     __slots__ = ("device_typeid", "device_id", "_old", "_jax_device")
     devtype2str = _DEVTYPE2STR
@@ -86,15 +80,24 @@ class Context:
     def empty_cache(self):
         """MXNet frees its memory pool here; XLA manages its own, so nothing to do."""
 
-    @_ClassGetter
+    @classproperty
     def default_ctx(cls):
         """Deprecated in MXNet 1.9.1 (DeprecationWarning): the current context."""
-        import warnings
-        warnings.warn("Context.default_ctx has been deprecated. Please use "
-                      "Context.current_context() instead. Please use "
-                      "test_utils.set_default_context to set a default context",
-                      DeprecationWarning, stacklevel=2)
+        _warn_default_ctx()
         return current_context()
+
+    @default_ctx.setter
+    def default_ctx(cls, value):
+        _warn_default_ctx()
+        Context._default.value = value
+
+
+def _warn_default_ctx():
+    import warnings
+    warnings.warn("Context.default_ctx has been deprecated. Please use "
+                  "Context.current_context() instead. Please use "
+                  "test_utils.set_default_context to set a default context",
+                  DeprecationWarning, stacklevel=3)
 
 
 def _jax_device(kind, i, ctx):

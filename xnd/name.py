@@ -6,9 +6,22 @@ inside the current manager; ``with NameManager():`` starts fresh counters,
 """
 import threading
 
+from .base import _ClassPropertyMetaClass, classproperty
 
-class NameManager:
+
+class NameManager(metaclass=_ClassPropertyMetaClass):
+    """``NameManager.current`` is per thread, as in MXNet 1.9.1: a thread starts with a
+    fresh manager, and assigning ``current`` in one thread leaves the others alone."""
+
     _current = threading.local()
+
+    @classproperty
+    def current(cls):
+        return current()
+
+    @current.setter
+    def current(cls, value):
+        NameManager._current.value = value
 
     def __init__(self):
         self._counter = {}
@@ -41,8 +54,8 @@ class Prefix(NameManager):
         return self._prefix + super().get(name, hint)
 
 
-_default = NameManager()
-
-
 def current():
-    return getattr(NameManager._current, "value", None) or _default
+    manager = getattr(NameManager._current, "value", None)
+    if manager is None:
+        manager = NameManager._current.value = NameManager()
+    return manager
