@@ -27,7 +27,7 @@ LAYERS = (
     ("xnd.base", "xnd.context", "xnd.name", "xnd.attribute", "xnd.semantics",
      "xnd._compat_jax", "xnd.engine", "xnd.rng"),
     ("xnd.lowering",),
-    ("xnd.ndarray", "xnd.serialization"),
+    ("xnd.ndarray", "xnd.op_function", "xnd.serialization"),
     ("xnd.symbol", "xnd.autograd"),
     ("xnd.frontend", "xnd._dataloader_worker"),
     ("xnd", "xnd.compat", "xnd.__main__", "xnd.porting", "xnd.examples"),

@@ -102,3 +102,61 @@ def bulk(size):
 
 
 configure()
+
+
+
+class Failure:
+    """An operator's error, shared by every array that holds it (the failed op's results and
+    the results of every op that read them).
+
+    MXNet's engine keeps one set of pending exceptions: the first read of any failed array,
+    or ``nd.waitall()``, rethrows one of them and clears them all, so every failed array
+    (even one that was never read, or was dropped) then reads without raising."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error):
+        # without its traceback: the frames it holds would keep the failed arrays alive
+        self.error = error.with_traceback(None)
+        _UNDELIVERED.append(self)
+
+    def deliver(self):
+        """Raise the error, clearing every pending one, unless it was already cleared."""
+        error = self.error
+        if error is not None:
+            clear_failures()
+            raise error
+
+
+_UNDELIVERED = []
+
+
+def clear_failures():
+    for f in _UNDELIVERED:
+        f.error = None
+    _UNDELIVERED.clear()
+
+
+def raise_pending():
+    """``nd.waitall()``'s part: rethrow the oldest pending operator error, clearing all."""
+    if _UNDELIVERED:
+        _UNDELIVERED[0].deliver()
+
+
+class Failed:
+    """The pending value of an operator result whose kernel check failed.
+
+    MXNet's kernels check values while they run asynchronously: a sampler's parameters
+    (``normal(0, -1)``), take(mode='raise') indices, a Cholesky factor. Its engine stores
+    the exception on the result, passes it on to every operator that reads the result, and
+    rethrows it once, at the next read (``wait_to_read``, ``asnumpy``) or ``nd.waitall()``;
+    the array then reads as whatever was in its memory (xnd: zeros). An NDArray holding a
+    Failed as its pending source knows its shape and dtype, so it can be indexed, copied and
+    passed to more operators before anything raises. Under NaiveEngine the error is raised
+    at the operator instead.
+    """
+
+    __slots__ = ("failure", "shape", "dtype")
+
+    def __init__(self, failure, shape, dtype):
+        self.failure, self.shape, self.dtype = failure, tuple(shape), dtype

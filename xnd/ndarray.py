@@ -31,6 +31,7 @@ from .context import Context, current_context
 from .lowering import bucket, host_eval, registry
 from .lowering.indexing import basic_plan as _basic_plan
 from .lowering.dtypes import np_dtype
+from .engine import Failed as _Failed
 
 py_slice = slice  # MXNet's name for the builtin (its module defines an op called slice)
 # MXNet's storage-type codes; xnd arrays are all 'default' (dense)
@@ -142,7 +143,15 @@ class NDArray:
         b._shared = False
 
     def _force(self):
-        """Run a deferred large elementwise op (see ``_defer``)."""
+        """Run a deferred large elementwise op (see ``_defer``), or deliver a failed op's
+        error (``engine.Failed``: raised once, then the array reads as zeros)."""
+        if type(self._src) is _Failed:
+            failed = self._src
+            self._data = jnp.zeros(failed.shape, failed.dtype, device=self._ctx.jax_device())
+            self._src = None
+            _PENDING.pop(id(self), None)
+            failed.failure.deliver()
+            return self._data
         op, key, args, _ = self._src
         self._data = op.kernel(key)(*args)
         self._src = None
@@ -160,7 +169,12 @@ class NDArray:
     # ---- properties ----------------------------------------------------------------
     @property
     def shape(self):
-        return self._shape if self._base is not None else tuple(self._val().shape)
+        if self._base is not None:
+            return self._shape
+        d = self._data
+        if d is None:
+            d = self._src if type(self._src) is _Failed else self._force()
+        return tuple(d.shape)
 
     @property
     def size(self):
@@ -173,8 +187,10 @@ class NDArray:
     @property
     def dtype(self):
         """A numpy type class (``numpy.float32``), as MXNet reports it."""
-        b = self._base
-        return (self if b is None else b)._val().dtype.type
+        root = self if self._base is None else self._base
+        if root._data is None and type(root._src) is _Failed:
+            return np.dtype(root._src.dtype).type
+        return root._val().dtype.type
 
     @property
     def context(self):
@@ -286,6 +302,9 @@ class NDArray:
         if isinstance(other, Context):
             if STATE.recording and other == self._ctx:
                 return invoke(registry.get("_copy"), [self], {})
+            failed = _failure(self)
+            if failed is not None:
+                return _failed(failed.failure, self.shape, self.dtype, other)
             return _wrap(copy_buffer(self._val(), other.jax_device()), other)
         if not isinstance(other, NDArray):
             raise TypeError(f"copyto does not support type {type(other).__name__}")
@@ -369,7 +388,7 @@ class NDArray:
         return invoke(_OP_GETITEM, [self, *arrays], {"index": frozen})
 
     def __setitem__(self, key, value):
-        if (type(value) is NDArray and value._data is None and value._base is None
+        if (type(value) is NDArray and value._data is None and type(value._src) is tuple
                 and self._base is None and self._data is not None and not STATE.recording
                 and isinstance(key, slice) and key == _FULL and _consume(self, value)):
             return
@@ -536,8 +555,11 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         first = inputs[0]
         ctx = first._ctx
         for x in inputs:
-            if x is not None and x._ctx is not ctx:
-                _check_ctx(op.name, first, x)
+            if x is not None:
+                if x._ctx is not ctx:
+                    _check_ctx(op.name, first, x)
+                if x._data is None and _failure(x) is not None:
+                    return _fail(op, attrs, inputs, _failure(x).failure, out, ctx)
         vals = [None if x is None else x._val() for x in inputs]
     else:
         ctx = ctx or current_context()
@@ -548,6 +570,13 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         attrs["key"] = _rng.next_key()
     if op.check is not None:
         op.check(attrs, *vals)
+    if op.kernel_check is not None:
+        try:
+            op.kernel_check(attrs, *vals)
+        except (MXNetError, IndexError, ValueError) as e:
+            if _engine.NAIVE:
+                raise
+            return _fail(op, attrs, inputs, _engine.Failure(e), out, ctx)
     static, dynamic = op.static, op.dynamic
     key = tuple([attrs[n] for n in static]) if static else ()
     dyn = [attrs[n] for n in dynamic] if dynamic else ()
@@ -610,6 +639,63 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
     if out is not None:
         return _write_out(op, out, outs)
     return outs[0] if len(outs) == 1 else outs
+
+
+def _failure(x):
+    """The ``engine.Failed`` that ``x`` (or the array it views) holds, else None."""
+    root = x if x._base is None else x._base
+    return root._src if root._data is None and type(root._src) is _Failed else None
+
+
+def _failed(failure, shape, dtype, ctx):
+    x = _wrap(None, ctx)
+    x._src = _Failed(failure, shape, dtype)
+    _PENDING[id(x)] = x
+    return x
+
+
+def fail_arrays(arrays, error):
+    """Make ``arrays`` hold ``error`` until one of them is read (``engine.Failed``): a bound
+    graph whose kernel check failed. Under NaiveEngine, raise it now."""
+    failure = _engine.Failure(error)
+    if _engine.NAIVE:
+        failure.deliver()
+    for t in arrays:
+        if t is None:
+            continue
+        if t._base is not None:
+            failure.deliver()
+            continue
+        shape, dtype = t.shape, t.dtype
+        t._data, t._src = None, _Failed(failure, shape, dtype)
+        _PENDING[id(t)] = t
+
+
+def _fail(op, attrs, inputs, failure, out, ctx):
+    """``invoke``'s results when an input or the op's kernel check failed: arrays of the
+    right shapes and dtypes holding ``failure`` until they are read (``engine.Failed``)."""
+    if op.train:
+        attrs.setdefault("is_train", STATE.training)
+    if op.rng:
+        attrs.setdefault("key", _rng.next_key())
+    static, dynamic = op.static, op.dynamic
+    key = tuple([attrs[n] for n in static]) if static else ()
+    specs = [None if x is None else jax.ShapeDtypeStruct(x.shape, x.dtype) for x in inputs]
+    res = jax.eval_shape(op.kernel(key), *specs, *[attrs[n] for n in dynamic])
+    res = res if isinstance(res, (tuple, list)) else [res]
+    outs = [_failed(failure, r.shape, r.dtype, ctx) for r in res]
+    nvis = op.num_visible
+    if nvis is not None:
+        outs = outs[:nvis(attrs) if callable(nvis) else nvis]
+    if out is None:
+        return outs[0] if len(outs) == 1 else outs
+    for t, r in zip(out if isinstance(out, (list, tuple)) else [out], outs):
+        if t._base is not None or t.shape != r.shape:
+            failure.deliver()
+            continue
+        t._data, t._src = None, r._src
+        _PENDING[id(t)] = t
+    return out
 
 
 def _donation(out, inputs):
@@ -733,7 +819,8 @@ def _share(dst, src):
 
 def _flush_pending(buffer, skip=None):
     for p in list(_PENDING.values()):
-        if p is not skip and p._data is None and any(a is buffer for a in p._src[2]):
+        if (p is not skip and p._data is None and type(p._src) is tuple
+                and any(a is buffer for a in p._src[2])):
             p._force()
 
 
@@ -841,109 +928,15 @@ _OP_DOT = registry.get("dot")
 assert lowering  # registration side effects
 
 
-# ---- MXNet-style op functions (nd.<name> and the fluent methods) ----------------------
-def bind(op, args, kwargs):
-    """Split an MXNet-style call into (inputs, attribute kwargs)."""
-    n_in = len(op.inputs)
-    if op.variadic:
-        k = 0
-        while k < len(args) and isinstance(args[k], NDArray):
-            k += 1
-        if k == 1 and isinstance(args[0], (list, tuple)):
-            k = 0
-        inputs, rest = list(args[:k]), args[k:]
-        if not inputs and args and isinstance(args[0], (list, tuple)):
-            inputs, rest = list(args[0]), args[1:]
-        if op.inputs[-1] in kwargs:
-            inputs += list(kwargs.pop(op.inputs[-1]))
-        if "num_args" in op.params:
-            kwargs.setdefault("num_args", len(inputs))
-    else:
-        inputs = list(args[:n_in])
-        rest = args[n_in:]
-        for i in range(len(inputs)):
-            if not isinstance(inputs[i], NDArray) and inputs[i] is not None:
-                raise TypeError(f"{op.name}: input {op.inputs[i]!r} must be an NDArray, got "
-                                f"{type(inputs[i]).__name__}")
-        inputs += [None] * (n_in - len(inputs))
-        for i, nm in enumerate(op.inputs):
-            if nm in kwargs:
-                if inputs[i] is not None:
-                    raise TypeError(f"{op.name}: got multiple values for input {nm!r}")
-                inputs[i] = kwargs.pop(nm)
-        while inputs and inputs[-1] is None:
-            inputs.pop()
-    names = list(op.params)
-    if len(rest) > len(names):
-        raise TypeError(f"{op.name}: too many positional arguments ({len(args)})")
-    for nm, v in zip(names, rest):
-        if nm in kwargs:
-            raise TypeError(f"{op.name}: got multiple values for argument {nm!r}")
-        kwargs[nm] = v
-    return inputs, kwargs
-
-
-def op_function(op, pyname=None):
-    """``nd.<name>``: MXNet's generated-function calling convention over ``invoke``."""
-    n_in = len(op.inputs)
-    defaults = op.parse_attrs({}) if op.default_key is not None else None
-
-    def fn(*args, out=None, name=None, **kwargs):
-        if defaults is not None and not kwargs and len(args) == n_in and not op.variadic:
-            for x in args:  # fast path: inputs only, default attributes
-                if not isinstance(x, NDArray):
-                    break
-            else:
-                return invoke(op, list(args), dict(defaults), out=out)
-        # MXNet's generated creation/sampling ops (no array inputs) take ctx=
-        ctx = kwargs.pop("ctx", None) if not n_in and "ctx" not in op.params else None
-        inputs, kw = bind(op, args, kwargs)
-        for x in inputs:
-            if x is not None and not isinstance(x, NDArray):
-                raise TypeError(f"{op.name}: inputs must be NDArrays, got {type(x).__name__}")
-        return invoke(op, inputs, op.parse_attrs(kw), out=out, ctx=ctx)
-    fn.__name__ = pyname or op.name
-    fn.__qualname__ = fn.__name__
-    fn.__doc__ = op.doc or f"MXNet operator {op.name}."
-    return fn
-
-
-def check_kwargs(opname, kwargs):
-    if kwargs:
-        raise MXNetError(f"{opname} got unknown argument(s) {', '.join(sorted(kwargs))}")
-
-
-_FLUENT = (
-    "zeros_like ones_like broadcast_like broadcast_axes repeat swapaxes split slice "
-    "slice_axis slice_like take one_hot pick sort topk argsort argmax argmax_channel argmin clip abs "
-    "sign flatten shape_array size_array expand_dims tile transpose flip diag sum nansum prod nanprod "
-    "mean max min norm round rint fix floor ceil trunc sin cos tan arcsin arccos arctan degrees "
-    "radians sinh cosh tanh arcsinh arccosh arctanh exp expm1 log log10 log2 log1p sqrt rsqrt cbrt "
-    "rcbrt square reciprocal relu sigmoid softmax log_softmax softmin squeeze reshape_like pad"
-).split()
-
-
-def _fluent(op, name):
-    f = op_function(op, name)
-
-    def method(self, *args, **kwargs):
-        return f(self, *args, **kwargs)
-    method.__name__ = name
-    method.__doc__ = f.__doc__
-    return method
-
-
-for _name in _FLUENT:
-    setattr(NDArray, _name, _fluent(registry.get(_name), _name))
-
-
 def waitall():
-    """Block until every pending computation has finished."""
+    """Block until every pending computation has finished, then rethrow the oldest pending
+    error of a failed operator (``engine.Failure``), clearing them all, as MXNet does."""
     for p in list(_PENDING.values()):
-        if p._data is None:
+        if p._data is None and type(p._src) is not _Failed:
             p._force()
     for ref in list(_RECENT):
         r = ref()
         if r is not None and not r.is_deleted():  # a donated buffer was consumed by a later op
             r.block_until_ready()
     _RECENT.clear()
+    _engine.raise_pending()

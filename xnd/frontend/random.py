@@ -108,7 +108,7 @@ def shuffle(data, **kwargs):
 
 def _install_like():
     """uniform_like, normal_like, ...: the _random_*_like registry ops (data's shape and dtype)."""
-    from ..ndarray import op_function
+    from ..op_function import op_function
     mod = globals()
     for name, op in registry.all_ops().items():
         if name.startswith("_random_") and name.endswith("_like"):

@@ -43,7 +43,7 @@ def _take_axis(axis, ndim):
     return axis % ndim
 
 
-@register("take", check=_take_in_range)
+@register("take", kernel_check=_take_in_range)
 def take(a, indices, *, axis: Int = 0, mode: Mode = "clip"):
     """Output shape: a.shape with ``axis`` replaced by indices.shape."""
     axis = _take_axis(axis, a.ndim)
@@ -97,7 +97,7 @@ def _gather_nd_in_range(attrs, data, indices):
                              f"for axis {ax} with size {n}")
 
 
-@register("gather_nd", check=_gather_nd_in_range)
+@register("gather_nd", kernel_check=_gather_nd_in_range)
 def gather_nd(data, indices):
     """indices (M, ...): row i holds coordinates on axis i of data."""
     idx = _int_index(indices)

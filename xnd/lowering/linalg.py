@@ -77,7 +77,7 @@ def _potrf_check(attrs, A):
                          "not symmetric or not positive definite") from None
 
 
-@register("_linalg_potrf", "linalg_potrf", check=_potrf_check)
+@register("_linalg_potrf", "linalg_potrf", kernel_check=_potrf_check)
 def linalg_potrf(A):
     """Lower Cholesky factor."""
     _floats("linalg_potrf", A)

@@ -155,7 +155,7 @@ def _visible(attrs):
 
 
 @register("_contrib_Proposal", num_outputs=2, num_visible=_visible, output_names=("output", "score"),
-          check=_check_im_info)
+          kernel_check=_check_im_info)
 def proposal(cls_prob, bbox_pred, im_info, *, rpn_pre_nms_top_n: Int = 6000,
              rpn_post_nms_top_n: Int = 300, threshold: Float = 0.7, rpn_min_size: Int = 16,
              scales: Floats = (4.0, 8.0, 16.0, 32.0), ratios: Floats = (0.5, 1.0, 2.0),
@@ -170,7 +170,7 @@ def proposal(cls_prob, bbox_pred, im_info, *, rpn_pre_nms_top_n: Int = 6000,
 
 
 @register("_contrib_MultiProposal", num_outputs=2, num_visible=_visible,
-          output_names=("output", "score"), check=_check_im_info)
+          output_names=("output", "score"), kernel_check=_check_im_info)
 def multi_proposal(cls_prob, bbox_pred, im_info, *, rpn_pre_nms_top_n: Int = 6000,
                    rpn_post_nms_top_n: Int = 300, threshold: Float = 0.7, rpn_min_size: Int = 16,
                    scales: Floats = (4.0, 8.0, 16.0, 32.0), ratios: Floats = (0.5, 1.0, 2.0),

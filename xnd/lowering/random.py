@@ -29,42 +29,71 @@ def _float(dtype):
     return dt
 
 
-@register("_random_uniform", "uniform", "random_uniform")
+def _num(v):
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _param_check(*rules):
+    """The parameter checks MXNet's samplers make in their kernels (so a failure surfaces at
+    the next read, lowering/registry.Op.kernel_check), with MXNet's messages. A rule:
+    (parameter, '>' or '>=', bound: a number or another parameter's name, message)."""
+    def check(attrs, *inputs):
+        for name, cmp, bound, what in rules:
+            v = attrs[name]
+            b = attrs[bound] if isinstance(bound, str) else bound
+            if not (v > b if cmp == ">" else v >= b):
+                shown = f"param.{bound}" if isinstance(bound, str) else _num(b)
+                raise MXNetError(f"Check failed: param.{name} {cmp} {shown} ({_num(v)} vs. "
+                                 f"{_num(b)}) : {what}")
+    return check
+
+
+_LOW_HIGH = _param_check(("high", ">=", "low", "low must be less or equal to high in uniform "
+                                               "distribution"))
+
+
+@register("_random_uniform", "uniform", "random_uniform", kernel_check=_LOW_HIGH)
 def random_uniform(*, low: Float = 0.0, high: Float = 1.0, shape: Shape = (), dtype: Dtype = "float32",
                    key):
     dt = _float(dtype)
     return jax.random.uniform(prng(key), shape, jnp.float32, low, high).astype(dt)
 
 
-@register("_random_normal", "normal", "random_normal")
+@register("_random_normal", "normal", "random_normal", kernel_check=_param_check(
+    ("scale", ">", 0, "scale parameter in gaussian has to be positive")))
 def random_normal(*, loc: Float = 0.0, scale: Float = 1.0, shape: Shape = (), dtype: Dtype = "float32",
                   key):
     dt = _float(dtype)
     return (loc + scale * jax.random.normal(prng(key), shape, jnp.float32)).astype(dt)
 
 
-@register("_random_randint", "randint", "random_randint")
+@register("_random_randint", "randint", "random_randint", kernel_check=_LOW_HIGH)
 def random_randint(*, low: Int, high: Int, shape: Shape = (), dtype: Dtype = "int32", key):
     return jax.random.randint(prng(key), shape, low, high, jnp.int64).astype(dtype)
 
 
-@register("_random_exponential", "random_exponential")
+@register("_random_exponential", "random_exponential", kernel_check=_param_check(
+    ("lam", ">", 0, "lambda parameter in exponential distribution has to be positive")))
 def random_exponential(*, lam: Float = 1.0, shape: Shape = (), dtype: Dtype = "float32", key):
     return (jax.random.exponential(prng(key), shape, jnp.float32) / lam).astype(_float(dtype))
 
 
-@register("_random_gamma", "random_gamma")
+@register("_random_gamma", "random_gamma", kernel_check=_param_check(
+    ("alpha", ">", 0, "alpha parameter in gamma distribution has to be positive"),
+    ("beta", ">", 0, "beta parameter in gamma distribution has to be positive")))
 def random_gamma(*, alpha: Float = 1.0, beta: Float = 1.0, shape: Shape = (), dtype: Dtype = "float32",
                  key):
     return (jax.random.gamma(prng(key), alpha, shape, jnp.float32) * beta).astype(_float(dtype))
 
 
-@register("_random_poisson", "random_poisson")
+@register("_random_poisson", "random_poisson", kernel_check=_param_check(
+    ("lam", ">=", 0, "lambda parameter in poisson distribution has to be non-negative")))
 def random_poisson(*, lam: Float = 1.0, shape: Shape = (), dtype: Dtype = "float32", key):
     return jax.random.poisson(prng(key, "threefry2x32"), lam, shape).astype(_float(dtype))
 
 
-@register("_random_negative_binomial", "random_negative_binomial")
+@register("_random_negative_binomial", "random_negative_binomial", kernel_check=_param_check(
+    ("k", ">=", 0, "k parameter in negative binomial distribution has to be non-negative")))
 def random_negative_binomial(*, k: Int = 1, p: Float = 1.0, shape: Shape = (),
                              dtype: Dtype = "float32", key):
     k1, k2 = jax.random.split(prng(key, "threefry2x32"))
@@ -72,7 +101,12 @@ def random_negative_binomial(*, k: Int = 1, p: Float = 1.0, shape: Shape = (),
     return jax.random.poisson(k2, lam, shape).astype(_float(dtype))
 
 
-@register("_random_generalized_negative_binomial", "random_generalized_negative_binomial")
+@register("_random_generalized_negative_binomial", "random_generalized_negative_binomial",
+          kernel_check=_param_check(
+              ("mu", ">=", 0, "mu parameter in generalized negative binomial distribution has "
+                              "to be non-negative"),
+              ("alpha", ">=", 0, "alpha parameter in generalized negative binomial "
+                                 "distribution has to be non-negative")))
 def random_generalized_negative_binomial(*, mu: Float = 1.0, alpha: Float = 1.0, shape: Shape = (),
                                          dtype: Dtype = "float32", key):
     """Poisson(lambda), lambda ~ Gamma(1/alpha, scale=mu*alpha): mean mu, variance

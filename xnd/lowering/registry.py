@@ -46,14 +46,14 @@ class Op:
     __slots__ = ("name", "aliases", "fn", "inputs", "variadic", "params", "static", "dynamic",
                  "rng", "train", "num_visible", "aux", "_kernels", "default_key", "doc",
                  "num_outputs", "output_names", "aux_update", "param_shapes", "optional", "check",
-                 "input_init", "loss", "mutates", "tuned", "convolutional", "extra",
+                 "kernel_check", "input_init", "loss", "mutates", "tuned", "convolutional", "extra",
                  "input_names", "elementwise",
                  "__weakref__")
 
     def __init__(self, name, fn, aliases=(), num_visible=None, aux=(), num_outputs=1,
                  output_names=None, aux_update=None, param_shapes=None, check=None,
                  input_init=None, loss=False, mutates=(), extra=None, input_names=None,
-                 elementwise=False):
+                 elementwise=False, kernel_check=None):
         self.name, self.fn, self.aliases = name, fn, tuple(aliases)
         # each output element depends only on the same element of each (equal-shaped) input:
         # an eager call on a new shape may run at a bucketed length (lowering/bucket.py);
@@ -102,7 +102,10 @@ class Op:
         self.output_names = output_names    # names after '<node>_': tuple or callable(attrs)
         self.aux_update = aux_update        # (attrs, inputs, outputs) -> new aux values (aux order)
         self.param_shapes = param_shapes    # (attrs, input shapes) -> input shapes, weights filled
-        self.check = check                  # eager value check (attrs, *inputs): take(mode='raise')
+        self.check = check                  # eager check (attrs, *inputs): tile's reps
+        # a check MXNet makes inside the kernel (attrs, *inputs): a failure is delivered at the
+        # next read of the results, as MXNet's engine rethrows it (engine.Failed)
+        self.kernel_check = kernel_check
         self.input_init = input_init        # {input: '__init__' attr} of implicit variables
         self.loss = loss                    # a loss head (bool or callable(attrs)): its backward
         #                                     needs no head gradient
@@ -259,11 +262,12 @@ _ANY_SHAPE = {"_view_read", "_view_write", "_getitem", "_setitem"}  # internal: 
 
 def register(name, *aliases, num_visible=None, aux=(), num_outputs=1, output_names=None,
              aux_update=None, param_shapes=None, check=None, input_init=None, loss=False,
-             mutates=(), extra=None, input_names=None, elementwise=False):
+             mutates=(), extra=None, input_names=None, elementwise=False, kernel_check=None):
     """Decorator: register ``fn`` as MXNet operator ``name`` (and its aliases)."""
     def deco(fn):
         op = Op(name, fn, aliases, num_visible, aux, num_outputs, output_names, aux_update,
-                param_shapes, check, input_init, loss, mutates, extra, input_names, elementwise)
+                param_shapes, check, input_init, loss, mutates, extra, input_names, elementwise,
+                kernel_check)
         for n in (name, *aliases):
             if n in _OPS:
                 raise ValueError(f"operator {n} registered twice")

@@ -27,7 +27,7 @@ def _fluent(name):
 
 def _install_methods():
     """MXNet's fluent Symbol methods (x.sum(axis=1), x.reshape((0, -1)), x.astype(...))."""
-    from ..ndarray import _FLUENT
+    from ..op_function import _FLUENT
     for name in _FLUENT + ["broadcast_to"]:
         setattr(Symbol, name, _fluent(name))
     reshape = _fluent("Reshape")

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import rng as _rng
-from ..ndarray import NDArray, _wrap
+from ..ndarray import NDArray, _wrap, fail_arrays
 from ..base import MXNetError
 from ..context import Context
 from ..lowering import conv as _conv
@@ -50,8 +50,23 @@ class GraphFunction:
                                        classic_fusion=self.convolutional)
         self._fwd_bwd = {}
         self._plan = None
+        self._attr_error = None
         self._channels_last = _layout.ENABLED and any(
             _layout.channel_first_conv(n) for n in self.nodes)
+
+    def attr_error(self):
+        """The error of a node whose kernel check fails on its attributes alone (a sampler
+        with a bad parameter, ``sym.random.normal(0, -1)``), else None: checked once."""
+        if self._attr_error is None:
+            self._attr_error = (False,)
+            for n in self.nodes:
+                if n.op is not None and n.op.kernel_check is not None and not n.inputs:
+                    try:
+                        n.op.kernel_check(n.params())
+                    except (MXNetError, ValueError) as e:
+                        self._attr_error = (e.with_traceback(None),)
+                        break
+        return self._attr_error[0] or None
 
     def inference_plan(self):
         """The inference rewrites of this graph (``xnd.symbol.rewrite``): its ``run(args, aux,
@@ -357,6 +372,10 @@ class Executor(BoundArrays):
             dst._write(src._val().astype(dst.dtype))
         self._key = _rng.next_key()
         self._last_train = bool(is_train)
+        error = self._graph.attr_error()
+        if error is not None:  # raised at the next read of the outputs, as MXNet's engine does
+            fail_arrays(self.outputs, error)
+            return self.outputs
         args, aux = self._values(self.arg_arrays), self._values(self.aux_arrays)
         if not is_train and _rewrite.ENABLED:
             outs = self.rewritten_forward(self._graph, args, aux, self._key)
@@ -380,6 +399,11 @@ class Executor(BoundArrays):
                  h.size == 0 and o.size == 0 and tuple(h.shape) != o.shape else h
                  for h, o in zip(heads, self.outputs or [None] * len(heads))]
         check_heads(self._symbol, mask, heads, self._arg_names)
+        error = self._graph.attr_error()
+        if error is not None:
+            fail_arrays(self.outputs + [g for g, r in zip(self.grad_arrays, self._reqs)
+                                        if r != "null"], error)
+            return
         fb = self._graph.forward_backward(mask)
         args, aux = self._values(self.arg_arrays), self._values(self.aux_arrays)
         outs, new_aux, grads = fb(args, aux, self._key, heads)

@@ -24,7 +24,7 @@ from ...lowering.dtypes import np_dtype
 from ... import semantics as _semantics
 from ...semantics import is_np_shape as _is_np_shape
 from ...ndarray import NDArray, invoke, waitall  # noqa: F401
-from ...ndarray import check_kwargs, op_function
+from ...op_function import check_kwargs, op_function
 from .. import random  # noqa: F401  (mx.nd.random is mx.random)
 from . import linalg  # noqa: F401
 

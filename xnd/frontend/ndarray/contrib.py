@@ -5,7 +5,8 @@ short name (MXNet strips the ``_contrib_`` prefix: ``mx.nd.contrib.box_nms`` run
 import numpy as _np
 
 from ...lowering import registry as _registry
-from ...ndarray import NDArray as _NDArray, invoke as _invoke, op_function as _op_function
+from ...ndarray import NDArray as _NDArray, invoke as _invoke
+from ...op_function import op_function as _op_function
 
 _PREFIX = "_contrib_"
 

@@ -3,7 +3,7 @@ short name (``mx.nd.image.to_tensor`` runs ``_image_to_tensor``), from the same 
 ``mx.nd``. ``resize`` runs mx.image's cv::resize, a hook that xnd/frontend/image.py installs
 into the registry op when ``import xnd`` loads it."""
 from ...lowering import registry as _registry
-from ...ndarray import op_function as _op_function
+from ...op_function import op_function as _op_function
 
 _PREFIX = "_image_"
 

@@ -2,7 +2,7 @@
 import sys
 
 from ...lowering import registry
-from ...ndarray import op_function
+from ...op_function import op_function
 
 
 def _install():

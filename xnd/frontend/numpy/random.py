@@ -3,6 +3,8 @@
 Draws come from xnd's one random state (``mx.random.seed``/``np.random.seed``):
 distributions, shapes and dtypes are MXNet's, its bit streams are not.
 """
+import inspect
+
 from ...lowering import numpy as _lnp
 from ...lowering import registry
 from .. import random as _random
@@ -16,8 +18,13 @@ def seed(seed, ctx="all"):
 
 def _sampler(name):
     op = registry.get("_npi_random_" + name)
+    sig = inspect.signature(_lnp._SAMPLERS[name])
 
     def fn(*args, ctx=None, device=None, out=None, **kwargs):
+        try:  # a keyword numpy's function lacks (shape= for size=) is a TypeError, as there
+            sig.bind(None, *args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{name}() {e}") from None
         c = None if ctx is None and device is None else _ctx_of(ctx, device)
         if c is None and not any(isinstance(a, ndarray) for a in list(args) + list(kwargs.values())):
             c = _ctx_of(None, None)
