@@ -12,6 +12,11 @@ length: one compilation serves every shape up to it. The result is cut back and 
 the host. ``Flat`` does this for the first ``CALLS`` calls of one combination; a loop on one
 shape then compiles the exact kernel, which, unlike this path, does not wait for its inputs.
 tests/test_bucket.py checks that both paths agree bit for bit.
+
+A bound graph made only of elementwise ops (``a + b``, ``cast(a) % cast(b)``) whose
+arguments share one shape runs its forward and backward programs bucketed the same way
+(``graph_shape``): the graph's gradient is elementwise too, so the padding never reaches
+the cut-back results.
 """
 import math
 
@@ -59,8 +64,7 @@ class Flat:
     def run(self, op, key, vals, dyn, device):
         """The op's results as jax.Arrays on ``device``, or None when this call compiles."""
         k = (op.name, key, tuple([(v.shape, v.dtype) for v in vals]))
-        calls = self._seen.get(k, 0)
-        if calls >= CALLS:
+        if self._seen.get(k, 0) >= CALLS:
             return None
         shapes = [v.shape for v in vals]
         shape = _out_shape(shapes)
@@ -69,18 +73,53 @@ class Flat:
         n = math.prod(shape)
         if n > MAX_ELEMENTS:
             return None
-        if len(self._seen) >= self.LIMIT:
-            self._seen.clear()
-        self._seen[k] = calls + 1
+        self.admit(k)
         length = bucket_length(n)
-        flat = []
-        for v in vals:
-            h = np.broadcast_to(np.asarray(v), shape).reshape(-1)
-            flat.append(np.concatenate([h, np.ones(length - n, h.dtype)]))
-        args = host_eval.put(flat, [f.dtype for f in flat], device, vals)
-        res = op.kernel(key)(*args, *dyn)
+        res = op.kernel(key)(*flatten(vals, shape, length, device), *dyn)
         outs = list(res) if isinstance(res, (tuple, list)) else [res]
         if any(o.shape != (length,) for o in outs):
             return None                # not elementwise after all: the exact kernel runs
-        host = [np.asarray(o)[:n].reshape(shape) for o in outs]
-        return host_eval.put(host, [o.dtype for o in outs], device, vals)
+        return unflatten(outs, shape, device, vals)
+
+    def admit(self, k):
+        """Count one bucketed call of combination ``k``; False once it had its ``CALLS``."""
+        calls = self._seen.get(k, 0)
+        if calls >= CALLS:
+            return False
+        if len(self._seen) >= self.LIMIT:
+            self._seen.clear()
+        self._seen[k] = calls + 1
+        return True
+
+
+def flatten(vals, shape, length, device):
+    """``vals`` broadcast to ``shape``, flattened and padded with ones to ``length`` on the
+    host, then put on ``device`` (ones: a pad never divides by zero or takes log(0))."""
+    n = math.prod(shape)
+    flat = []
+    for v in vals:
+        h = np.broadcast_to(np.asarray(v), shape).reshape(-1)
+        flat.append(np.concatenate([h, np.ones(length - n, h.dtype)]))
+    return host_eval.put(flat, [f.dtype for f in flat], device, vals)
+
+
+def unflatten(outs, shape, device, vals):
+    """Bucketed results cut back to ``shape`` elements and reshaped, on the host."""
+    n = math.prod(shape)
+    host = [np.asarray(o)[:n].reshape(shape) for o in outs]
+    return host_eval.put(host, [o.dtype for o in outs], device, vals)
+
+
+def graph_shape(elementwise_graph, vals, key):
+    """The shape at which a bound graph runs bucketed (``Graphs``), else None: every op of
+    the graph elementwise, every argument of one small shape, among the first CALLS calls
+    of (graph, shape, dtypes)."""
+    if not elementwise_graph or not vals:
+        return None
+    shape = vals[0].shape
+    if not shape or any(v.shape != shape for v in vals) or not 0 < math.prod(shape) <= MAX_ELEMENTS:
+        return None
+    return shape if GRAPHS.admit((key, shape, tuple(v.dtype for v in vals))) else None
+
+
+GRAPHS = Flat()  # bound graphs' calls (symbol/executor.py)

@@ -277,7 +277,7 @@ def slice_like(data, shape_like, *, axes: Shape = ()):
     return data[tuple(key)]
 
 
-@register("Cast", "cast")
+@register("Cast", "cast", elementwise=True)
 def cast(data, *, dtype: Dtype):
     """Float -> int truncates toward zero; out-of-range values wrap like C casts."""
     return _cast(data, dtype)

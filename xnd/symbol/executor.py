@@ -8,6 +8,7 @@ each call overwrites in place; random ops (Dropout) draw one key per
 ``forward`` and the backward of that step replays the same masks.
 """
 import collections
+import math
 import weakref
 
 import jax
@@ -18,6 +19,7 @@ from .. import rng as _rng
 from ..ndarray import NDArray, _wrap, fail_arrays
 from ..base import MXNetError
 from ..context import Context
+from ..lowering import bucket as _bucket
 from ..lowering import conv as _conv
 from ..lowering import registry as _registry
 from ..lowering import xla_options
@@ -51,6 +53,9 @@ class GraphFunction:
         self._fwd_bwd = {}
         self._plan = None
         self._attr_error = None
+        # elementwise ops only: a call on a new shape may run bucketed (lowering/bucket.py)
+        self.elementwise = not aux and all(n.op.elementwise and not n.op.rng
+                                           for n in self.nodes if n.op is not None)
         self._channels_last = _layout.ENABLED and any(
             _layout.channel_first_conv(n) for n in self.nodes)
 
@@ -377,7 +382,13 @@ class Executor(BoundArrays):
             fail_arrays(self.outputs, error)
             return self.outputs
         args, aux = self._values(self.arg_arrays), self._values(self.aux_arrays)
-        if not is_train and _rewrite.ENABLED:
+        shape = self._bucket_shape(args)
+        if shape is not None:
+            length, dev = _bucket.bucket_length(math.prod(shape)), self._ctx.jax_device()
+            outs, _ = self._graph.forward(_bucket.flatten(args, shape, length, dev), aux,
+                                          self._key, bool(is_train))
+            outs = _bucket.unflatten(outs, shape, dev, args)
+        elif not is_train and _rewrite.ENABLED:
             outs = self.rewritten_forward(self._graph, args, aux, self._key)
         else:
             outs, _ = self._graph.forward(args, aux, self._key, bool(is_train))
@@ -406,7 +417,17 @@ class Executor(BoundArrays):
             return
         fb = self._graph.forward_backward(mask)
         args, aux = self._values(self.arg_arrays), self._values(self.aux_arrays)
-        outs, new_aux, grads = fb(args, aux, self._key, heads)
+        shape = self._bucket_shape(args)
+        if shape is not None and all(h is None or h.shape == shape for h in heads):
+            length, dev = _bucket.bucket_length(math.prod(shape)), self._ctx.jax_device()
+            flat_heads = [None if h is None else _bucket.flatten([h], shape, length, dev)[0]
+                          for h in heads]
+            outs, new_aux, grads = fb(_bucket.flatten(args, shape, length, dev), aux,
+                                      self._key, flat_heads)
+            outs = _bucket.unflatten(outs, shape, dev, args)
+            grads = _bucket.unflatten(grads, shape, dev, args)
+        else:
+            outs, new_aux, grads = fb(args, aux, self._key, heads)
         self._set_outputs(outs)
         if self._monitor is not None:
             run_backward_monitor(self._symbol, self._monitor, self._arg_names, args,
@@ -423,7 +444,16 @@ class Executor(BoundArrays):
                 v = g._val() + v.astype(g.dtype)
             g._write(v.astype(g.dtype))
 
+    def _bucket_shape(self, args):
+        """The shape of a call that runs bucketed (lowering/bucket.graph_shape), else None."""
+        if self._monitor is not None:
+            return None
+        return _bucket.graph_shape(self._graph.elementwise, args, id(self._graph))
+
     def _set_outputs(self, outs):
+        if self._outputs is None:  # nobody holds the bound outputs yet: no zeros to fill
+            self._outputs = [_wrap(v, self._ctx) for v in outs]
+            return
         if len(self.outputs) == len(outs) and all(o.shape == tuple(v.shape) and o.dtype == v.dtype
                                                   for o, v in zip(self.outputs, outs)):
             for o, v in zip(self.outputs, outs):
@@ -640,6 +670,8 @@ def _on(a, ctx):
 
 def _nd_zeros(shape, dtype, ctx):
     _registry.check_size("simple_bind", tuple(shape), dtype, "argument")  # before XLA allocates
+    if math.prod(shape) <= _bucket.MAX_ELEMENTS:  # from the host: no fill kernel per shape
+        return _wrap(jax.device_put(np.zeros(tuple(shape), dtype), ctx.jax_device()), ctx)
     return _wrap(jnp.zeros(tuple(shape), dtype, device=ctx.jax_device()), ctx)
 
 
