@@ -1,6 +1,6 @@
 """Record what real MXNet 1.9.1 does for the operators that MXNet's test_operator.py taught
 xnd about (histogram, unravel_index with a leading -1, symbol.split_v2, gather_nd's
-bounds check, Pooling's pad checks).
+bounds check, Pooling's pad checks, linalg's syevd, potrf/potri(lower=False), gemm's axis).
 
     /work/mxref/bin/python tests/make_operator_conformance_goldens.py
 
@@ -50,6 +50,56 @@ SPLIT_CASES = [  # symbol.split_v2(data (4, 3), indices_or_sections, axis)
 ]
 
 
+_SYM = [[4.0, 1.0, -2.0, 0.5], [1.0, 3.0, 0.0, 1.0], [-2.0, 0.0, 5.0, -1.5], [0.5, 1.0, -1.5, 2.0]]
+_SPD = [[4.0, 2.0, 0.4], [2.0, 5.0, 1.0], [0.4, 1.0, 3.0]]
+_GEMM_A = [[[[1.0, 2.0], [3.0, 4.0]]], [[[0.5, -1.0], [2.0, 0.0]]]]           # (2, 1, 2, 2)
+_GEMM_B = [[[[2.0, 0.0], [1.0, 1.0]]], [[[1.0, 3.0], [-1.0, 2.0]]]]
+def _rows_on_1(m):
+    """(2, 1, 2, 2) nested lists -> (2, 2, 1, 2): the matrix rows on axis 1 (-3)."""
+    return [[[row] for row in mats[0]] for mats in m]
+
+
+# (name, linalg function, [(input values, dtype)], attributes); inputs of gemm cases are laid
+# out with the matrix rows on ``axis``
+LINALG_CASES = [
+    ("syevd_f64", "syevd", [(_SYM, "float64")], {}),
+    ("syevd_f32", "syevd", [([[1.0, 2.0], [2.0, 4.0]], "float32")], {}),
+    ("syevd_batch", "syevd", [([_SYM, [[2.0, 0.0, 0.0, 0.0], [0.0, -1.0, 0.0, 0.0],
+                                       [0.0, 0.0, 3.0, 0.0], [0.0, 0.0, 0.0, 1.0]]], "float64")], {}),
+    ("potrf_upper", "potrf", [(_SPD, "float64")], {"lower": False}),
+    ("potri_upper", "potri", [([[2.0, 1.0, 0.2], [0.0, 2.0, 0.4], [0.0, 0.0, 1.5]], "float64")],
+     {"lower": False}),
+    ("gemm2_axis0", "gemm2", [(_GEMM_A, "float64"), (_GEMM_B, "float64")], {"axis": 0}),
+    ("gemm2_axis-3", "gemm2", [(_rows_on_1(_GEMM_A), "float64"), (_rows_on_1(_GEMM_B), "float64")],
+     {"axis": -3, "alpha": 2.0}),
+    ("gemm_axis0", "gemm", [(_GEMM_A, "float64"), (_GEMM_B, "float64"), (_GEMM_A, "float64")],
+     {"axis": 0, "alpha": 4.0, "beta": 7.0, "transpose_a": True}),
+]
+
+
+def _linalg(mx, np, out):
+    for name, fn, ins, attrs in LINALG_CASES:
+        res = getattr(mx.nd.linalg, fn)(*[mx.nd.array(v, dtype=d) for v, d in ins], **attrs)
+        res = res if isinstance(res, (list, tuple)) else [res]
+        out[name] = {"outputs": [r.asnumpy().tolist() for r in res],
+                     "dtypes": [np.dtype(r.dtype).name for r in res]}
+    # syevd's gradient (the symmetric one) for given head gradients of U and L
+    a = mx.nd.array(_SYM, dtype="float64")
+    a.attach_grad()
+    with mx.autograd.record():
+        u, lam = mx.nd.linalg.syevd(a)
+        loss = (u * mx.nd.array(np.arange(16.0).reshape(4, 4) / 10, dtype="float64")).sum() + \
+            (lam * mx.nd.array([1.0, -2.0, 0.5, 3.0], dtype="float64")).sum()
+    loss.backward()
+    out["syevd_grad"] = {"outputs": [a.grad.asnumpy().tolist()]}
+    # shape inference of a weight multiplied with a float64 constant (no dtype conflict)
+    mask = mx.sym.one_hot(mx.sym.arange(start=0, stop=3, step=1, dtype="int32"), depth=3,
+                          dtype="float64")
+    s = mx.sym.broadcast_mul(mx.sym.var("w"), mx.sym.reshape(mask, shape=(1, 3, 3)))
+    out["infer_f64_constant"] = {"shapes": [list(x) for x in s.infer_shape(w=(2, 3, 3))[1]],
+                                 "types": [np.dtype(t).name for t in s.infer_type()[0]]}
+
+
 def main():
     mx = golden_files.real_mxnet()
     import numpy as np
@@ -94,6 +144,7 @@ def main():
         except mx.base.MXNetError as e:
             out[name] = {"error": "MXNetError",
                          "message": [ln for ln in str(e).splitlines() if "Check failed" in ln][-1]}
+    _linalg(mx, np, out)
     os.makedirs(os.path.dirname(JSON_PATH), exist_ok=True)
     with open(JSON_PATH, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)

@@ -3,7 +3,10 @@
 float and integer dtypes, given edges, numpy's result without a range), unravel_index and
 ravel_multi_index with a leading -1 (the leading coordinate is not wrapped), and
 symbol.split_v2, gather_nd's IndexError for out-of-range coordinates, and
-Pooling's pad rules (pooling_convention='same' reads three pad entries; longer pads are cut)."""
+Pooling's pad rules (pooling_convention='same' reads three pad entries; longer pads are cut),
+linalg.syevd (ascending eigenvalues, rows of U signed by their largest entry, its symmetric
+gradient), potrf/potri with lower=False, gemm/gemm2 with the rows on another axis, and shape
+inference of a variable that meets a float64 constant."""
 import json
 import os
 import warnings
@@ -12,7 +15,8 @@ import numpy as np
 import pytest
 
 import xnd as mx
-from make_operator_conformance_goldens import CASES, GATHER_CASES, POOL_CASES, SPLIT_CASES
+from make_operator_conformance_goldens import (CASES, GATHER_CASES, LINALG_CASES, POOL_CASES,
+                                               SPLIT_CASES, _SYM)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "goldens", "operator_conformance", "cases.json")) as f:
@@ -86,3 +90,40 @@ def test_pooling_pad_rules(name, kw):
         assert want["message"].split("MXNetError: ")[-1] in str(e.value)
     else:
         assert mx.nd.Pooling(x, pool_type="max", **kw).asnumpy().tolist() == want["outputs"]
+
+
+@pytest.mark.parametrize("name,fn,ins,attrs", LINALG_CASES, ids=[c[0] for c in LINALG_CASES])
+def test_linalg_matches_mxnet(name, fn, ins, attrs):
+    want = GOLD[name]
+    res = getattr(mx.nd.linalg, fn)(*[mx.nd.array(v, dtype=d) for v, d in ins], **attrs)
+    res = res if isinstance(res, (list, tuple)) else [res]
+    assert [np.dtype(r.dtype).name for r in res] == want["dtypes"]
+    tol = 1e-6 if want["dtypes"][0] == "float32" else 1e-12
+    for r, v in zip(res, want["outputs"]):
+        np.testing.assert_allclose(r.asnumpy(), np.asarray(v), rtol=tol, atol=tol)
+
+
+def test_syevd_gradient_matches_mxnet():
+    a = mx.nd.array(_SYM, dtype="float64")
+    a.attach_grad()
+    with mx.autograd.record():
+        u, lam = mx.nd.linalg.syevd(a)
+        loss = (u * mx.nd.array(np.arange(16.0).reshape(4, 4) / 10, dtype="float64")).sum() + \
+            (lam * mx.nd.array([1.0, -2.0, 0.5, 3.0], dtype="float64")).sum()
+    loss.backward()
+    np.testing.assert_allclose(a.grad.asnumpy(), GOLD["syevd_grad"]["outputs"][0], atol=1e-10)
+
+
+def test_infer_shape_uses_the_dtypes_a_constant_implies():
+    mask = mx.sym.one_hot(mx.sym.arange(start=0, stop=3, step=1, dtype="int32"), depth=3,
+                          dtype="float64")
+    s = mx.sym.broadcast_mul(mx.sym.var("w"), mx.sym.reshape(mask, shape=(1, 3, 3)))
+    want = GOLD["infer_f64_constant"]
+    assert [list(x) for x in s.infer_shape(w=(2, 3, 3))[1]] == want["shapes"]
+    assert [np.dtype(t).name for t in s.infer_type()[0]] == want["types"]
+
+
+def test_gemm_rejects_a_row_axis_that_does_not_contract():
+    a = mx.nd.ones((2, 1, 2, 2), dtype="float64")
+    with pytest.raises(mx.base.MXNetError):
+        mx.nd.linalg.gemm2(a, a, axis=-3)

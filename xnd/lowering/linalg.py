@@ -47,20 +47,33 @@ def _t(x, flag):
     return jnp.swapaxes(x, -1, -2) if flag else x
 
 
+def _rows_at(axis, *xs):
+    """MXNet's ``axis``: the matrices' rows lie on ``axis``, their columns on the last axis;
+    the arrays with the rows moved to -2 (where matmul wants them)."""
+    return [x if axis in (-2, x.ndim - 2) else jnp.moveaxis(x, axis, -2) for x in xs]
+
+
+def _rows_back(axis, out):
+    return out if axis in (-2, out.ndim - 2) else jnp.moveaxis(out, -2, axis)
+
+
 @register("_linalg_gemm2", "linalg_gemm2")
 def linalg_gemm2(A, B, *, transpose_a: Bool = False, transpose_b: Bool = False, alpha: Float = 1.0,
                  axis: Int = -2):
     _floats("linalg_gemm2", A, B)
-    return (alpha * jnp.matmul(_t(A, transpose_a), _t(B, transpose_b),
-                               precision=lax.Precision.HIGHEST)).astype(A.dtype)
+    A, B = _rows_at(axis, A, B)
+    out = alpha * jnp.matmul(_t(A, transpose_a), _t(B, transpose_b), precision=lax.Precision.HIGHEST)
+    return _rows_back(axis, out).astype(A.dtype)
 
 
 @register("_linalg_gemm", "linalg_gemm")
 def linalg_gemm(A, B, C, *, transpose_a: Bool = False, transpose_b: Bool = False, alpha: Float = 1.0,
                 beta: Float = 1.0, axis: Int = -2):
     _floats("linalg_gemm", A, B, C)
-    return (alpha * jnp.matmul(_t(A, transpose_a), _t(B, transpose_b),
-                               precision=lax.Precision.HIGHEST) + beta * C).astype(A.dtype)
+    A, B, C = _rows_at(axis, A, B, C)
+    out = alpha * jnp.matmul(_t(A, transpose_a), _t(B, transpose_b),
+                             precision=lax.Precision.HIGHEST) + beta * C
+    return _rows_back(axis, out).astype(A.dtype)
 
 
 def _potrf_check(attrs, A):
@@ -78,18 +91,19 @@ def _potrf_check(attrs, A):
 
 
 @register("_linalg_potrf", "linalg_potrf", kernel_check=_potrf_check)
-def linalg_potrf(A):
-    """Lower Cholesky factor."""
+def linalg_potrf(A, *, lower: Bool = True):
+    """The Cholesky factor: L with A = L L^T, or with ``lower=False`` U = L^T (A = U^T U)."""
     _floats("linalg_potrf", A)
-    return jnp.linalg.cholesky(A)
+    return _t(jnp.linalg.cholesky(A), not lower)
 
 
 @register("_linalg_potri", "linalg_potri")
-def linalg_potri(A):
-    """Inverse of B = A A^T from its Cholesky factor A."""
+def linalg_potri(A, *, lower: Bool = True):
+    """B^-1 from B's Cholesky factor A: A^-T A^-1 for a lower A, A^-1 A^-T for an upper one."""
     _floats("linalg_potri", A)
-    inv = solve_triangular(A, jnp.broadcast_to(jnp.eye(A.shape[-1], dtype=A.dtype), A.shape), lower=True)
-    return jnp.matmul(_t(inv, True), inv)
+    eye = jnp.broadcast_to(jnp.eye(A.shape[-1], dtype=A.dtype), A.shape)
+    inv = solve_triangular(A, eye, lower=lower)
+    return jnp.matmul(_t(inv, True), inv) if lower else jnp.matmul(inv, _t(inv, True))
 
 
 @register("_linalg_trsm", "linalg_trsm")
@@ -115,6 +129,18 @@ def linalg_trmm(A, B, *, transpose: Bool = False, rightside: Bool = False, lower
 def linalg_syrk(A, *, transpose: Bool = False, alpha: Float = 1.0):
     _floats("linalg_syrk", A)
     return alpha * (jnp.matmul(_t(A, True), A) if transpose else jnp.matmul(A, _t(A, True)))
+
+
+@register("_linalg_syevd", "linalg_syevd", num_outputs=2, output_names=("U", "L"))
+def linalg_syevd(A):
+    """MXNet's symmetric eigendecomposition: U's rows are the eigenvectors, L the eigenvalues
+    in ascending order (U A = diag(L) U), and each row of U has its largest-magnitude entry
+    (the first, on a tie) positive."""
+    _floats("linalg_syevd", A)
+    lam, v = jnp.linalg.eigh(A)
+    u = jnp.swapaxes(v, -1, -2)
+    lead = jnp.take_along_axis(u, jnp.argmax(jnp.abs(u), axis=-1)[..., None], axis=-1)
+    return jnp.where(lead < 0, -u, u), lam
 
 
 @register("_linalg_sumlogdiag", "linalg_sumlogdiag")

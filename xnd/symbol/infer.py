@@ -334,7 +334,7 @@ def infer_shape(sym, args, kwargs, partial):
         if not isinstance(v, (tuple, list)):
             raise TypeError(f"Arguments need to be shapes (tuple), got {k}={v!r}")
         known[k] = tuple(0 if np_mode and int(d) == -1 else int(d) for d in v)
-    nodes, out = propagate(sym, known, {})
+    nodes, out = propagate(sym, known, _variable_dtypes(sym))
     partial_shapes = propagate.partial
     aux = aux_nodes(nodes)
     arg_nodes = [n for n in nodes if n.op is None and id(n) not in aux]
@@ -371,6 +371,27 @@ _CASTS = frozenset(("Cast", "amp_cast"))
 def infer_type(sym, args, kwargs, partial=False):
     from ..lowering.dtypes import np_dtype
     known = {k: np_dtype(v) for k, v in _named(sym, args, kwargs).items()}
+    nodes, dt = _dtype_pass(sym, known)
+    aux = aux_nodes(nodes)
+    arg_t = [dt.get((id(n), 0)) for n in nodes if n.op is None and id(n) not in aux]
+    aux_t = [dt.get((id(n), 0)) for n in nodes if n.op is None and id(n) in aux]
+    out_t = [dt.get((id(n), i)) for n, i in sym._outputs]
+    if not partial and any(t is None for t in arg_t + aux_t + out_t):
+        return None, None, None
+    return arg_t, out_t, aux_t
+
+
+def _variable_dtypes(sym):
+    """The dtypes the dtype-only pass finds for the variables (for shape inference: a weight
+    multiplied with a float64 constant is float64 there too); {} when the types conflict."""
+    try:
+        nodes, dt = _dtype_pass(sym, {})
+    except MXNetError:
+        return {}
+    return {n.name: dt[(id(n), 0)] for n in nodes if n.op is None and (id(n), 0) in dt}
+
+
+def _dtype_pass(sym, known):
     nodes = topo(sym._outputs)
     dt = {}
     for n in nodes:
@@ -402,10 +423,4 @@ def infer_type(sym, args, kwargs, partial=False):
             continue
         for i in range(n.num_outputs()):
             dt[(id(n), i)] = o
-    aux = aux_nodes(nodes)
-    arg_t = [dt.get((id(n), 0)) for n in nodes if n.op is None and id(n) not in aux]
-    aux_t = [dt.get((id(n), 0)) for n in nodes if n.op is None and id(n) in aux]
-    out_t = [dt.get((id(n), i)) for n, i in sym._outputs]
-    if not partial and any(t is None for t in arg_t + aux_t + out_t):
-        return None, None, None
-    return arg_t, out_t, aux_t
+    return nodes, dt
