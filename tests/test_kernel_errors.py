@@ -3,6 +3,7 @@ engine delivers them (engine.Failure / engine.Failed). Each behaviour below was 
 MXNet 1.9.1: the call returns an array of the right shape; reading it (or nd.waitall())
 raises the op's error once; the error passes on to every op that reads the array; and one
 delivery clears every pending error, so all failed arrays then read without raising."""
+import numpy as np
 import pytest
 
 import xnd as mx
@@ -149,3 +150,19 @@ def test_np_random_rejects_numpy_unknown_keywords():
     with pytest.raises(TypeError):
         mx.np.random.randint(shape=None)
     assert mx.np.random.uniform(size=(2,)).shape == (2,)
+
+
+def test_bound_take_raise_checks_the_bound_indices():
+    data, idx = mx.sym.var("a"), mx.sym.BlockGrad(mx.sym.var("indices"))
+    exe = mx.sym.take(a=data, indices=idx, axis=0, mode="raise").simple_bind(
+        mx.cpu(), a=(3, 4), indices=(2,))
+    exe.arg_dict["a"][:] = mx.nd.array(np.arange(12.0).reshape(3, 4))
+    exe.arg_dict["indices"][:] = mx.nd.array([5, 1])
+    out = exe.forward(is_train=True)[0]
+    assert out.shape == (2, 4)
+    with pytest.raises(MXNetError, match="out of bound for axis 0 of size 3"):
+        out.asnumpy()
+    exe.arg_dict["indices"][:] = mx.nd.array([2, 1])
+    assert exe.forward()[0].asnumpy()[:, 0].tolist() == [8.0, 4.0]
+    clip = mx.sym.take(a=data, indices=idx, axis=0).simple_bind(mx.cpu(), a=(3, 4), indices=(2,))
+    assert clip._graph.checked == []      # mode='clip' reads no values to check

@@ -43,6 +43,9 @@ def _take_axis(axis, ndim):
     return axis % ndim
 
 
+_take_in_range.applies = lambda attrs: attrs["mode"] == "raise"  # bound graphs check only these
+
+
 @register("take", kernel_check=_take_in_range)
 def take(a, indices, *, axis: Int = 0, mode: Mode = "clip"):
     """Output shape: a.shape with ``axis`` replaced by indices.shape."""

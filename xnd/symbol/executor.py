@@ -56,6 +56,12 @@ class GraphFunction:
         # elementwise ops only: a call on a new shape may run bucketed (lowering/bucket.py)
         self.elementwise = not aux and all(n.op.elementwise and not n.op.rng
                                            for n in self.nodes if n.op is not None)
+        # nodes whose kernel checks read their input values (take(mode='raise'), gather_nd):
+        # a second program gives the executor those values, checked after each forward
+        self.checked = [n for n in self.nodes if n.op is not None and n.inputs
+                        and n.op.kernel_check is not None
+                        and getattr(n.op.kernel_check, "applies", lambda a: True)(n.params())]
+        self._probe = None
         self._channels_last = _layout.ENABLED and any(
             _layout.channel_first_conv(n) for n in self.nodes)
 
@@ -73,6 +79,21 @@ class GraphFunction:
                         break
         return self._attr_error[0] or None
 
+    def check_error(self, args, aux, key, is_train):
+        """The first error of the ``checked`` nodes' kernel checks on this call's values."""
+        if not self.checked:
+            return None
+        if self._probe is None:
+            probes = {id(n): k for k, n in enumerate(self.checked)}
+            self._probe = xla_options.jit(
+                lambda a, x, k, t: self._run(a, x, k, t, probes=probes), static_argnums=3)
+        for n, vals in zip(self.checked, self._probe(args, aux, key, is_train)):
+            try:
+                n.op.kernel_check(n.params(), *vals)
+            except (MXNetError, IndexError, ValueError) as e:
+                return e.with_traceback(None)
+        return None
+
     def inference_plan(self):
         """The inference rewrites of this graph (``xnd.symbol.rewrite``): its ``run(args, aux,
         key, state)`` gives the outputs of ``_run(args, aux, key, False)``, faster."""
@@ -87,8 +108,11 @@ class GraphFunction:
                                              if n.op is not None}
         return calls
 
-    def _run(self, args, aux, key, is_train, updating=None):
+    def _run(self, args, aux, key, is_train, updating=None, probes=None):
+        """(outputs, new aux values); with ``probes`` ({id(node): position}) instead the
+        input values of those nodes, in position order."""
         env = _layout.Env()
+        probed = [None] * len(probes) if probes else None
         for n, v in zip(self.arg_nodes, args):
             env.set((n, 0), v)
         for n, v in zip(self.aux_nodes, aux):
@@ -104,6 +128,8 @@ class GraphFunction:
                 if self._channels_last else None
             if res is None:
                 ins = [env.get(e) for e in n.inputs]
+                if probed is not None and id(n) in probes:
+                    probed[probes[id(n)]] = list(ins)
                 if n.op.rng:
                     ins.append(jnp.stack([key[0], key[1] * 65599 + k]).astype(jnp.uint32))
                 out = calls[id(n)](*ins)
@@ -120,6 +146,8 @@ class GraphFunction:
                     if slot in n.op.aux and id(src) in aux_pos:
                         v = updated[n.op.aux.index(slot)]
                         new_aux[aux_pos[id(src)]] = v.astype(ins[j].dtype)
+        if probed is not None:
+            return probed
         outs = [env.get(e) for e in self.sym._outputs]
         return outs, new_aux
 
@@ -377,11 +405,12 @@ class Executor(BoundArrays):
             dst._write(src._val().astype(dst.dtype))
         self._key = _rng.next_key()
         self._last_train = bool(is_train)
-        error = self._graph.attr_error()
+        args, aux = self._values(self.arg_arrays), self._values(self.aux_arrays)
+        error = self._graph.attr_error() or self._graph.check_error(args, aux, self._key,
+                                                                    bool(is_train))
         if error is not None:  # raised at the next read of the outputs, as MXNet's engine does
             fail_arrays(self.outputs, error)
             return self.outputs
-        args, aux = self._values(self.arg_arrays), self._values(self.aux_arrays)
         shape = self._bucket_shape(args)
         if shape is not None:
             length, dev = _bucket.bucket_length(math.prod(shape)), self._ctx.jax_device()
@@ -410,13 +439,13 @@ class Executor(BoundArrays):
                  h.size == 0 and o.size == 0 and tuple(h.shape) != o.shape else h
                  for h, o in zip(heads, self.outputs or [None] * len(heads))]
         check_heads(self._symbol, mask, heads, self._arg_names)
-        error = self._graph.attr_error()
+        args, aux = self._values(self.arg_arrays), self._values(self.aux_arrays)
+        error = self._graph.attr_error() or self._graph.check_error(args, aux, self._key, True)
         if error is not None:
             fail_arrays(self.outputs + [g for g, r in zip(self.grad_arrays, self._reqs)
                                         if r != "null"], error)
             return
         fb = self._graph.forward_backward(mask)
-        args, aux = self._values(self.arg_arrays), self._values(self.aux_arrays)
         shape = self._bucket_shape(args)
         if shape is not None and all(h is None or h.shape == shape for h in heads):
             length, dev = _bucket.bucket_length(math.prod(shape)), self._ctx.jax_device()
