@@ -22,6 +22,8 @@ other effect.
 """
 import logging
 import os
+import threading
+import time
 
 __all__ = ["set_bulk_size", "bulk", "NAIVE", "ENGINE_TYPE", "sync", "configure"]
 
@@ -160,3 +162,61 @@ class Failed:
 
     def __init__(self, failure, shape, dtype):
         self.failure, self.shape, self.dtype = failure, tuple(shape), dtype
+
+
+# ---- aggregate operator statistics (mx.profiler with aggregate_stats=True) ---------------
+PROFILING = False  # the dispatcher's hook: when True, every operator call is timed
+_STATS = {}        # domain -> name -> [count, total, min, max] (seconds)
+_SCOPE = threading.local()
+
+
+def record(opname, seconds):
+    """One operator call's time. Inside a custom operator's Python code (``custom_scope``)
+    the call counts as ``<op_type>::<name>`` in MXNet's 'Custom Operator' domain."""
+    scope = getattr(_SCOPE, "name", None)
+    if scope:
+        _add("Custom Operator", f"{scope}::{opname}", seconds)
+    else:
+        _add("operator", opname, seconds)
+
+
+def _add(domain, name, seconds):
+    row = _STATS.setdefault(domain, {}).get(name)
+    if row is None:
+        _STATS[domain][name] = [1, seconds, seconds, seconds]
+    else:
+        row[0] += 1
+        row[1] += seconds
+        row[2] = min(row[2], seconds)
+        row[3] = max(row[3], seconds)
+
+
+class custom_scope:
+    """The Python code of custom operator ``op_type`` (forward, or backward with
+    ``backward=True``): timed as ``<op_type>::pure_python`` (``_backward_<op_type>::...``),
+    the operators it calls counted under its name, as MXNet's profiler does."""
+
+    def __init__(self, op_type, backward=False):
+        self.name = ("_backward_" if backward else "") + op_type
+        self._old = self._t0 = None
+
+    def __enter__(self):
+        if PROFILING:
+            self._old = getattr(_SCOPE, "name", None), getattr(_SCOPE, "timing", False)
+            _SCOPE.name, _SCOPE.timing = self.name, False   # its operators are timed too
+            self._t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        if self._t0 is not None:
+            _SCOPE.name, _SCOPE.timing = self._old
+            _add("Custom Operator", f"{self.name}::pure_python", time.perf_counter() - self._t0)
+            self._t0 = None
+
+
+def stats(reset=False):
+    """{domain: {name: (count, total, min, max) in seconds}}; ``reset`` clears them."""
+    out = {d: {n: tuple(r) for n, r in rows.items()} for d, rows in _STATS.items()}
+    if reset:
+        _STATS.clear()
+    return out

@@ -20,6 +20,7 @@ import threading
 
 import numpy as np
 
+from .. import engine as _engine
 from ..base import MXNetError
 from ..context import current_context
 from ..lowering import custom as _custom
@@ -318,7 +319,7 @@ class _Host:
 
     @staticmethod
     def _run(inst, method, **kwargs):
-        with inst.ctx:
+        with inst.ctx, _engine.custom_scope(inst.entry.op_type, backward=method == "backward"):
             try:
                 getattr(inst.op, method)(**kwargs)
             except MXNetError:

@@ -14,8 +14,14 @@ computations, so the useful trace is JAX's:
 * ``dump()`` stops the trace and writes ``filename`` as a small Chrome-trace
   JSON file (no events) that says where the JAX trace is, so scripts that
   open the file still find one.
-* ``dumps()`` returns a table header with a note instead of MXNet's aggregate
-  statistics, which xnd does not collect.
+* With ``aggregate_stats=True``, while the state is 'run', every operator call
+  is timed (waiting for its result) and counted per operator name, custom
+  operators' Python code as ``<op_type>::pure_python`` and the operators it calls
+  as ``<op_type>::<op>`` (MXNet's 'operator' and 'Custom Operator' domains);
+  ``dumps()`` prints MXNet's table or JSON of them (Count, Total, Min, Max, Avg in
+  ms), sorted as asked. Bound graphs run as one XLA program, so their operators
+  are not counted one by one (custom operators inside them are); xnd keeps no
+  allocator statistics, so 'Memory' is empty.
 * `Domain`, `Task`, `Frame`, `Event` map to ``jax.profiler.TraceAnnotation``
   (they show as named ranges in the JAX trace); `Counter` keeps its value;
   `Marker.mark` is accepted.
@@ -28,6 +34,8 @@ import json
 import logging
 import os
 import warnings
+
+from .. import engine as _engine
 
 __all__ = ["set_config", "profiler_set_config", "set_state", "profiler_set_state", "dump",
            "dump_profile", "dumps", "pause", "resume", "Domain", "Task", "Frame", "Event",
@@ -93,14 +101,15 @@ def set_kvstore_handle(handle):
 def set_config(**kwargs):
     """Set up the profiler (keyword arguments only, MXNet's keys: filename, profile_all,
     profile_symbolic, profile_imperative, profile_memory, profile_api, continuous_dump,
-    dump_period, aggregate_stats, profile_process). Only ``filename`` changes anything."""
+    dump_period, aggregate_stats, profile_process). ``filename`` and ``aggregate_stats`` act;
+    the rest are accepted."""
     unknown = set(kwargs) - _CONFIG_KEYS
     if unknown:
         from ..base import MXNetError
         raise MXNetError(f"profiler.set_config: unknown parameter(s) {sorted(unknown)}; "
                          f"known: {sorted(_CONFIG_KEYS)}")
     _state["config"].update(kwargs)
-    ignored = sorted(k for k in kwargs if k != "filename")
+    ignored = sorted(k for k in kwargs if k not in ("filename", "aggregate_stats"))
     if ignored:
         _once("config", logging.INFO, "xnd: mx.profiler traces everything JAX runs; the options "
               "%s are accepted and ignored", ", ".join(ignored))
@@ -122,9 +131,11 @@ def set_state(state="stop", profile_process="worker"):
         if not _state["running"]:
             _state["paused"] = False
             _start()
+        _engine.PROFILING = bool(_state["config"].get("aggregate_stats"))
     else:
         _stop()
         _state["paused"] = False
+        _engine.PROFILING = False
 
 
 def profiler_set_state(state="stop"):
@@ -160,8 +171,8 @@ def dump_profile():
 
 
 def dumps(reset=False, format="table", sort_by="total", ascending=False):
-    """MXNet's aggregate statistics are not collected by xnd: returns a table (or JSON)
-    without rows that says where the JAX trace is."""
+    """The aggregate statistics (``aggregate_stats=True``) as MXNet's table or JSON, rows
+    sorted by ``sort_by`` (total, avg, min, max, count); ``reset`` clears them."""
     assert format in ("table", "json"), \
         "Invalid value provided for format: {0}. Support: 'table', 'json'".format(format)
     assert sort_by in ("total", "avg", "min", "max", "count"), \
@@ -171,14 +182,27 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
         "Invalid value provided for ascending: {0}. Support: False, True".format(ascending)
     assert reset in (False, True), \
         "Invalid value provided for reset: {0}. Support: False, True".format(reset)
-    where = _state["trace_dir"] or _trace_dir()
-    _once("dumps", logging.INFO, "xnd: mx.profiler.dumps has no aggregate statistics (see the JAX "
-          "trace in %s)", where)
+    key = {"total": "Total", "avg": "Avg", "min": "Min", "max": "Max", "count": "Count"}[sort_by]
+    time = {}
+    for domain, rows in _engine.stats(reset).items():
+        items = [(name, {"Total": total * 1e3, "Count": count, "Min": lo * 1e3, "Max": hi * 1e3,
+                         "Avg": total * 1e3 / count})
+                 for name, (count, total, lo, hi) in rows.items()]
+        items.sort(key=lambda kv: kv[1][key], reverse=not ascending)
+        time[domain] = dict(items)
     if format == "json":
-        return json.dumps({"Time": {}, "Unit": {"Time": "ms"},
-                           "xnd": f"no aggregate statistics; the JAX trace is in {where}"})
-    return ("\nProfile Statistics:\n\tNote the difference in units for different entries.\n"
-            f"xnd collects no aggregate statistics; the JAX trace is in {where}\n")
+        return json.dumps({"Time": time, "Memory": {}, "Unit": {"Time": "ms", "Memory": "kB"}})
+    lines = ["", "Profile Statistics:", "\tNote the difference in units for different entries."]
+    for domain, rows in time.items():
+        lines += [domain, "=================",
+                  f"{'Name':<30}{'Total Count':>11}{'Time (ms)':>17}{'Min Time (ms)':>17}"
+                  f"{'Max Time (ms)':>17}{'Avg Time (ms)':>17}",
+                  f"{'----':<30}{'-----------':>11}{'---------':>17}{'-------------':>17}"
+                  f"{'-------------':>17}{'-------------':>17}"]
+        lines += [f"{name:<30}{r['Count']:>11}{r['Total']:>17.4f}{r['Min']:>17.4f}"
+                  f"{r['Max']:>17.4f}{r['Avg']:>17.4f}" for name, r in rows.items()]
+        lines.append("")
+    return "\n".join(lines) + "\n"
 
 
 def pause(profile_process="worker"):
