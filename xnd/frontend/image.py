@@ -1,5 +1,6 @@
-"""mx.image (the core functions): decode, read, resize and crop HWC images as MXNet 1.9.1
-does with its built-in OpenCV 3.4.2.
+"""mx.image (the core functions; the augmenters and ImageIter are image_aug.py's, re-exported
+here): decode, read, resize and crop HWC images as MXNet 1.9.1 does with its built-in
+OpenCV 3.4.2.
 
 Decoding and encoding use Pillow, an optional dependency (``pip install pillow``, or the
 ``image`` extra); without it these functions raise ImportError saying so. Checked against
@@ -20,6 +21,7 @@ import io
 import math
 import numbers
 import random
+import sys
 
 import numpy as np
 
@@ -28,7 +30,13 @@ from ..ndarray import NDArray
 
 __all__ = ["imread", "imdecode", "imresize", "scale_down", "resize_short", "fixed_crop",
            "random_crop", "center_crop", "color_normalize", "random_size_crop", "imrotate",
-           "random_rotate"]
+           "random_rotate",
+           # image_aug.py's, imported at the end
+           "Augmenter", "SequentialAug", "RandomOrderAug", "ResizeAug", "ForceResizeAug",
+           "RandomCropAug", "RandomSizedCropAug", "CenterCropAug", "BrightnessJitterAug",
+           "ContrastJitterAug", "SaturationJitterAug", "HueJitterAug", "ColorJitterAug",
+           "LightingAug", "ColorNormalizeAug", "RandomGrayAug", "HorizontalFlipAug", "CastAug",
+           "CreateAugmenter", "ImageIter"]
 
 F32 = np.float32
 
@@ -550,3 +558,15 @@ def _install_resize():
 
 
 _install_resize()
+
+
+# The augmenters and ImageIter live in image_aug.py, which reaches this module's functions
+# through its `_img` (it cannot import this module back: that would be a circle).
+from . import image_aug as _image_aug  # noqa: E402
+from .image_aug import (  # noqa: E402
+    Augmenter, SequentialAug, RandomOrderAug, ResizeAug, ForceResizeAug, RandomCropAug,
+    RandomSizedCropAug, CenterCropAug, BrightnessJitterAug, ContrastJitterAug,
+    SaturationJitterAug, HueJitterAug, ColorJitterAug, LightingAug, ColorNormalizeAug,
+    RandomGrayAug, HorizontalFlipAug, CastAug, CreateAugmenter, ImageIter)
+
+_image_aug._img = sys.modules[__name__]
