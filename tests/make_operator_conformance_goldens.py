@@ -100,6 +100,24 @@ def _linalg(mx, np, out):
                                  "types": [np.dtype(t).name for t in s.infer_type()[0]]}
 
 
+# symbols made with an explicit axis=None: (name, op, attributes); MXNet stores "None"
+NONE_AXIS_CASES = [("sort_none", "sort", {"axis": None}), ("topk_none", "topk", {"axis": None, "k": 3}),
+                   ("sum_none", "sum", {"axis": None}), ("argsort_none", "argsort", {"axis": None})]
+
+
+def _none_axis(mx, out):
+    for name, fn, attrs in NONE_AXIS_CASES:
+        s = getattr(mx.sym, fn)(mx.sym.var("a"), **attrs)
+        out[name] = {"attrs": s.list_attr(), "shapes": [list(x) for x in s.infer_shape(a=(5, 5, 5, 5))[1]]}
+    # an argmax output takes any head gradient: MXNet never reads it
+    a = mx.sym.var("a")
+    exe = mx.sym.argmax(a, axis=1, keepdims=True).bind(mx.cpu(), {"a": mx.nd.ones((2, 3))},
+                                                       args_grad={"a": mx.nd.ones((2, 3))})
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.ones((2, 3)))
+    out["argmax_any_head"] = {"grad": exe.grad_arrays[0].asnumpy().tolist()}
+
+
 def main():
     mx = golden_files.real_mxnet()
     import numpy as np
@@ -145,6 +163,7 @@ def main():
             out[name] = {"error": "MXNetError",
                          "message": [ln for ln in str(e).splitlines() if "Check failed" in ln][-1]}
     _linalg(mx, np, out)
+    _none_axis(mx, out)
     os.makedirs(os.path.dirname(JSON_PATH), exist_ok=True)
     with open(JSON_PATH, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import xnd as mx
-from make_operator_conformance_goldens import (CASES, GATHER_CASES, LINALG_CASES, POOL_CASES,
-                                               SPLIT_CASES, _SYM)
+from make_operator_conformance_goldens import (CASES, GATHER_CASES, LINALG_CASES,
+                                               NONE_AXIS_CASES, POOL_CASES, SPLIT_CASES, _SYM)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "goldens", "operator_conformance", "cases.json")) as f:
@@ -127,3 +127,19 @@ def test_gemm_rejects_a_row_axis_that_does_not_contract():
     a = mx.nd.ones((2, 1, 2, 2), dtype="float64")
     with pytest.raises(mx.base.MXNetError):
         mx.nd.linalg.gemm2(a, a, axis=-3)
+
+
+@pytest.mark.parametrize("name,fn,attrs", NONE_AXIS_CASES, ids=[c[0] for c in NONE_AXIS_CASES])
+def test_symbol_keeps_an_explicit_none(name, fn, attrs):
+    s = getattr(mx.sym, fn)(mx.sym.var("a"), **attrs)
+    assert s.list_attr() == GOLD[name]["attrs"]
+    assert [list(x) for x in s.infer_shape(a=(5, 5, 5, 5))[1]] == GOLD[name]["shapes"]
+
+
+def test_zero_gradient_output_takes_any_head():
+    a = mx.sym.var("a")
+    exe = mx.sym.argmax(a, axis=1, keepdims=True).bind(mx.cpu(), {"a": mx.nd.ones((2, 3))},
+                                                       args_grad={"a": mx.nd.ones((2, 3))})
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.ones((2, 3)))          # the output is (2, 1)
+    assert exe.grad_arrays[0].asnumpy().tolist() == GOLD["argmax_any_head"]["grad"]

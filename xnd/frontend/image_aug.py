@@ -18,7 +18,6 @@ import logging
 import numbers
 import os
 import random
-import sys
 import warnings
 
 import numpy as np
@@ -46,13 +45,13 @@ _PCA_EIGVEC = [[-0.5675, 0.7192, 0.4009],
                [-0.5836, -0.6948, 0.4203]]
 
 
+RECORDIO = None  # mx.recordio, installed by it: it imports mx.image, so not importable here
+
+
 def _recordio():
-    # mx.recordio imports mx.image (for pack_img), which imports this module, so it cannot
-    # be imported from here; the xnd package loads it at import, before any ImageIter exists.
-    mod = sys.modules.get(__package__ + ".recordio")
-    if mod is None:
+    if RECORDIO is None:
         raise MXNetError("ImageIter: mx.recordio is not loaded (import xnd first)")
-    return mod
+    return RECORDIO
 
 
 class Augmenter:

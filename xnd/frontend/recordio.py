@@ -23,6 +23,7 @@ opened is removed again.
 import numbers
 import os
 import struct
+import sys
 import threading
 from collections import namedtuple
 
@@ -329,3 +330,13 @@ def unpack_img(s, iscolor=-1):
     from . import image
     header, payload = unpack(s)
     return header, image._decode_bgr(payload, iscolor)
+
+
+def _install_in_image_iter():
+    """mx.image.ImageIter reads .rec files through this module; this module imports
+    mx.image, so it hands itself over instead of being imported there."""
+    from . import image_aug
+    image_aug.RECORDIO = sys.modules[__name__]
+
+
+_install_in_image_iter()

@@ -399,6 +399,11 @@ _CONDITIONAL_INPUTS = {
 }
 
 
+def _none_is_a_value(op, key):
+    p = op.params.get(key)
+    return p is not None and (p.default is None or getattr(p.parse, "accepts_none", False))
+
+
 def _create(opname, inputs, kwargs, name, hint, attr=None):
     """Make the node of one op call: name it, parse and store its attributes, and create
     the implicit variables (``<name>_weight``...) for inputs not given."""
@@ -407,7 +412,10 @@ def _create(opname, inputs, kwargs, name, hint, attr=None):
     # as the node's (and its implicit variables') hidden ``__key__`` attributes
     kw_hidden = {k: kwargs[k] for k in kwargs if k in _HIDDEN and k not in op.params}
     kwargs = {k: v for k, v in kwargs.items() if k not in kw_hidden}
-    stored = {k: attr_str(v) for k, v in kwargs.items() if v is not None}
+    # an explicit None is stored as "None" where it is a value (sort(axis=None) flattens), as
+    # MXNet's generated functions store it; elsewhere it means "not given"
+    stored = {k: attr_str(v) for k, v in kwargs.items()
+              if v is not None or _none_is_a_value(op, k)}
     node_name = _name.current().get(name, hint)
     user = hidden({**attribute.current().get(attr), **kw_hidden})
     node = Node(op, node_name, {**stored, **user})
