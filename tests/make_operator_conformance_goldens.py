@@ -105,7 +105,16 @@ NONE_AXIS_CASES = [("sort_none", "sort", {"axis": None}), ("topk_none", "topk", 
                    ("sum_none", "sum", {"axis": None}), ("argsort_none", "argsort", {"axis": None})]
 
 
+NON_DIFFERENTIABLE_CASES = [
+    ("nodiff_batch_take", lambda mx, x, idx: mx.sym.batch_take(x, idx), {"x": (4, 3), "idx": (4,)}),
+    ("nodiff_argmax_channel", lambda mx, x, idx: mx.sym.argmax_channel(x), {"x": (4, 3)}),
+    ("nodiff_behind_stop_gradient",
+     lambda mx, x, idx: mx.sym.stop_gradient(mx.sym.batch_take(x, idx)), {"x": (4, 3), "idx": (4,)}),
+]
+
+
 def _none_axis(mx, out):
+    import numpy as np
     for name, fn, attrs in NONE_AXIS_CASES:
         s = getattr(mx.sym, fn)(mx.sym.var("a"), **attrs)
         out[name] = {"attrs": s.list_attr(), "shapes": [list(x) for x in s.infer_shape(a=(5, 5, 5, 5))[1]]}
@@ -116,6 +125,19 @@ def _none_axis(mx, out):
     exe.forward(is_train=True)
     exe.backward(mx.nd.ones((2, 3)))
     out["argmax_any_head"] = {"grad": exe.grad_arrays[0].asnumpy().tolist()}
+    # ops without any gradient: binding them for gradients fails, grad_req='null' binds
+    types = {"x": np.float32, "idx": np.int32, "not_an_input": np.float16}
+    for name, make, shapes in NON_DIFFERENTIABLE_CASES:
+        x, idx = mx.sym.var("x"), mx.sym.var("idx")
+        s = make(mx, x, idx)
+        rec = {"null": list(s.simple_bind(mx.cpu(), grad_req="null", type_dict=types,
+                                          **shapes).arg_arrays[0].shape)}
+        try:
+            s.simple_bind(mx.cpu(), type_dict=types, **shapes)
+            rec["write"] = "bound"
+        except Exception as e:  # noqa: BLE001  (MXNet raises a RuntimeError subclass)
+            rec["write"] = [ln for ln in str(e).splitlines() if "differentiable" in ln][0]
+        out[name] = rec
 
 
 def main():

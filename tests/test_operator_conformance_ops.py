@@ -16,7 +16,8 @@ import pytest
 
 import xnd as mx
 from make_operator_conformance_goldens import (CASES, GATHER_CASES, LINALG_CASES,
-                                               NONE_AXIS_CASES, POOL_CASES, SPLIT_CASES, _SYM)
+                                               NON_DIFFERENTIABLE_CASES, NONE_AXIS_CASES,
+                                               POOL_CASES, SPLIT_CASES, _SYM)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "goldens", "operator_conformance", "cases.json")) as f:
@@ -143,3 +144,19 @@ def test_zero_gradient_output_takes_any_head():
     exe.forward(is_train=True)
     exe.backward(mx.nd.ones((2, 3)))          # the output is (2, 1)
     assert exe.grad_arrays[0].asnumpy().tolist() == GOLD["argmax_any_head"]["grad"]
+
+
+@pytest.mark.parametrize("name,make,shapes", NON_DIFFERENTIABLE_CASES,
+                         ids=[c[0] for c in NON_DIFFERENTIABLE_CASES])
+def test_binding_an_op_without_gradient(name, make, shapes):
+    want = GOLD[name]
+    types = {"x": np.float32, "idx": np.int32, "not_an_input": np.float16}  # extra names: ignored
+    s = make(mx, mx.sym.var("x"), mx.sym.var("idx"))
+    exe = s.simple_bind(mx.cpu(), grad_req="null", type_dict=types, **shapes)
+    assert list(exe.arg_arrays[0].shape) == want["null"]
+    if want["write"] == "bound":
+        s.simple_bind(mx.cpu(), type_dict=types, **shapes).forward()
+    else:
+        with pytest.raises(RuntimeError) as e:   # MXNetError is a RuntimeError, as in MXNet
+            s.simple_bind(mx.cpu(), type_dict=types, **shapes)
+        assert want["write"].endswith(str(e.value))

@@ -189,6 +189,22 @@ class GraphFunction:
         return f
 
 
+    def check_differentiable(self, diff_mask):
+        """MXNet's bind fails when a gradient it must build runs through an op that has none
+        (batch_take, argmax_channel): a node below the outputs, not behind a zero-gradient op,
+        whose inputs lead to an argument with grad_req != 'null'."""
+        needed = self._backward_nodes(diff_mask)
+        seen, stack = set(), [n for n, _ in self.sym._outputs]
+        while stack:
+            n = stack.pop()
+            if id(n) in seen or n.op is None or n.op.name in _NO_GRAD_OPS:
+                continue
+            seen.add(id(n))
+            if n.op.name in _NON_DIFFERENTIABLE and id(n) in needed:
+                raise MXNetError(f"Operator {n.op.name} is non-differentiable because it didn't "
+                                 f"register FGradient attribute.")
+            stack.extend(src for src, _ in n.inputs)
+
     def _backward_nodes(self, diff_mask):
         """Ids of the nodes whose backward MXNet runs: some input's gradient reaches an
         argument with grad_req != 'null' (not through BlockGrad). MXNet updates BatchNorm's
@@ -322,6 +338,8 @@ class Executor(BoundArrays):
         self._outputs = None
         self._key = None
         self._last_train = False
+        if any(r != "null" for r in reqs):
+            self._graph.check_differentiable(tuple(r != "null" for r in reqs))
 
     @property
     def outputs(self):
@@ -369,10 +387,13 @@ class Executor(BoundArrays):
 
     @classmethod
     def simple_bind(cls, sym, ctx, grad_req, type_dict, shapes):
-        """MXNet's simple_bind: keyword arguments that are not shapes (tuples) are ignored;
-        without ``type_dict`` every argument is float32 except those whose variable declares
-        a dtype."""
+        """MXNet's simple_bind: keyword arguments that are not shapes (tuples) are ignored, and
+        so are ``type_dict`` entries that name no input; without ``type_dict`` every argument
+        is float32 except those whose variable declares a dtype."""
         shapes = {k: v for k, v in shapes.items() if isinstance(v, (tuple, list))}
+        if type_dict is not None:
+            inputs = set(sym.list_inputs())
+            type_dict = {k: v for k, v in type_dict.items() if k in inputs}
         arg_shapes, _, aux_shapes = sym.infer_shape(**shapes)
         if arg_shapes is None:
             raise MXNetError(f"simple_bind: cannot infer all shapes from {shapes}")
@@ -574,6 +595,10 @@ _NO_GRAD_OPS = frozenset(
     ["BlockGrad", "stop_gradient", "shape_array", "size_array", "argmax", "argmin", "argsort",
      "logical_not", "round", "rint", "ceil", "floor", "trunc", "fix", "zeros_like", "ones_like"]
     + ["_" + c for c in _CMP] + ["broadcast_" + c for c in _CMP] + ["_%s_scalar" % c for c in _CMP])
+
+
+# ops without a gradient at all in MXNet 1.9.1 (no FGradient): binding them for gradients fails
+_NON_DIFFERENTIABLE = frozenset({"batch_take", "argmax_channel"})
 
 
 def check_heads(symbol, mask, heads, arg_names=None):
