@@ -166,3 +166,26 @@ def test_bound_take_raise_checks_the_bound_indices():
     assert exe.forward()[0].asnumpy()[:, 0].tolist() == [8.0, 4.0]
     clip = mx.sym.take(a=data, indices=idx, axis=0).simple_bind(mx.cpu(), a=(3, 4), indices=(2,))
     assert clip._graph.checked == []      # mode='clip' reads no values to check
+
+
+def test_shape_errors_of_checked_ops_stay_at_the_call():
+    with pytest.raises(MXNetError):
+        mx.nd.take(mx.nd.ones((2, 2)), mx.nd.array([0]), axis=3, mode="raise")
+    mx.nd.waitall()       # nothing pending: the error was raised where the call was made
+
+
+def test_sym_random_picks_the_sampler_by_parameter_kind():
+    m, s = mx.sym.var("m"), mx.sym.var("s")
+    # MXNet 1.9.1's names and stored attributes
+    assert mx.sym.random.normal(0, 2, shape=(2, 3)).list_attr() == {
+        "shape": "(2, 3)", "loc": "0", "scale": "2"}
+    per_element = mx.sym.random.normal(m, s, shape=(2,))
+    assert per_element.name.startswith("_sample_normal")
+    assert per_element.infer_shape(m=(3,), s=(3,))[1] == [(3, 2)]
+    assert mx.sym.random.exponential(2.0, shape=(2,)).list_attr() == {"shape": "(2,)", "lam": "0.5"}
+    assert mx.sym.random.randn(2, 3).infer_shape()[1] == [(2, 3)]
+    out = mx.sym.random.uniform(1, 3, shape=(500,), ctx=mx.cpu()).bind(mx.cpu(), {}).forward()[0]
+    v = out.asnumpy()
+    assert v.min() >= 1 and v.max() <= 3
+    with pytest.raises(MXNetError, match="all Symbols or all numbers"):
+        mx.sym.random.normal(m, 1.0)

@@ -201,7 +201,7 @@ _OP_CALL_KEYWORDS = {"nd": frozenset(("out", "name")),
 
 # modules whose **kwargs functions hand their keywords to the registry entry of their name
 # (mx.np's functions are another face, with keywords of their own)
-_OP_MODULES = frozenset(OP_NAMESPACES) | {"xnd.ndarray"}
+_OP_MODULES = frozenset(OP_NAMESPACES) | {"xnd.ndarray", "xnd.op_function"}
 
 
 def _accepted(obj, label, kind, op):

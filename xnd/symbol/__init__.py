@@ -5,6 +5,7 @@ import types
 
 import numpy as _np  # not `np`: mx.sym.np is the numpy face (numpy_extension sets it)
 
+from ..base import MXNetError
 from ..lowering import registry
 from .symbol import Group, Symbol, Variable, _create, load, load_json, var  # noqa: F401
 from .register import _symbol_function
@@ -62,6 +63,55 @@ def _install():
             setattr(mod, name, f)
     for name, opname in (("multinomial", "_sample_multinomial"), ("shuffle", "_shuffle")):
         setattr(random, name, _symbol_function(registry.get(opname), name))
+    for name, params in _DISTRIBUTIONS.items():
+        setattr(random, name, _sampler(name, params))
+    random.randn = _randn
+
+
+# mx.sym.random's distributions: (parameter, default); exponential takes scale = 1 / lam
+_DISTRIBUTIONS = {
+    "uniform": (("low", 0), ("high", 1)), "normal": (("loc", 0), ("scale", 1)),
+    "gamma": (("alpha", 1), ("beta", 1)), "exponential": (("scale", 1),),
+    "poisson": (("lam", 1),), "negative_binomial": (("k", 1), ("p", 1)),
+    "generalized_negative_binomial": (("mu", 1), ("alpha", 1)),
+}
+
+
+def _sampler(name, params):
+    """mx.sym.random.<name>: ``_random_<name>`` for number parameters, ``_sample_<name>``
+    (one draw per parameter element) when they are Symbols, as MXNet's helper chooses."""
+    names = [p for p, _ in params]
+    scalar_op, array_op = registry.get("_random_" + name), registry.get("_sample_" + name)
+
+    def fn(*args, shape=None, dtype=None, name=None, attr=None, **kwargs):
+        rest = args[len(params):]  # MXNet's positional order: parameters, shape, dtype
+        if rest:
+            shape = rest[0]
+            dtype = rest[1] if len(rest) > 1 else dtype
+        values = [kwargs.pop(p, d) for p, d in params[len(args):]]
+        values = list(args[:len(params)]) + values
+        if names == ["scale"]:                    # exponential: MXNet's rate parameter
+            values, keys = [1.0 / values[0]], ["lam"]
+        else:
+            keys = names
+        kwargs.pop("ctx", None)  # accepted as MXNet does: a Symbol is placed at bind
+        given = {k: v for k, v in (("shape", shape), ("dtype", dtype)) if v is not None}
+        syms = [isinstance(v, Symbol) for v in values]
+        if any(syms):
+            if not all(syms):
+                raise MXNetError(f"{array_op.name}: parameters must be all Symbols or all numbers")
+            return _create(array_op.name, values, {**given, **kwargs}, name,
+                           array_op.name.lower(), attr)
+        return _create(scalar_op.name, [], {**given, **dict(zip(keys, values)), **kwargs}, name,
+                       scalar_op.name.lower(), attr)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"mx.sym.random.{name} (MXNet's signature: numbers or Symbols as parameters)."
+    return fn
+
+
+def _randn(*shape, loc=0, scale=1, dtype=None, **kwargs):
+    """mx.sym.random.randn(*shape): normal draws of that shape."""
+    return random.normal(loc, scale, shape=shape or None, dtype=dtype, **kwargs)
 
 
 def _scalar_binary(name, op, sop, rsop, hint, scalar_fn):
