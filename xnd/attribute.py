@@ -1,21 +1,14 @@
 """mx.AttrScope: attributes (ctx_group, lr_mult, ...) attached to every symbol made inside."""
 import threading
 
-from .base import _ClassPropertyMetaClass, classproperty
+from .base import _ClassPropertyMetaClass, thread_current
 
 
 class AttrScope(metaclass=_ClassPropertyMetaClass):
     """``AttrScope.current`` is per thread, as in MXNet 1.9.1."""
 
     _current = threading.local()
-
-    @classproperty
-    def current(cls):
-        return current()
-
-    @current.setter
-    def current(cls, value):
-        AttrScope._current.value = value
+    current = thread_current(lambda: AttrScope())
 
     def __init__(self, **kwargs):
         for v in kwargs.values():
@@ -42,7 +35,4 @@ class AttrScope(metaclass=_ClassPropertyMetaClass):
 
 
 def current():
-    scope = getattr(AttrScope._current, "value", None)
-    if scope is None:
-        scope = AttrScope._current.value = AttrScope()
-    return scope
+    return AttrScope.current

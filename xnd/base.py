@@ -145,6 +145,22 @@ def classproperty(func):
         func if isinstance(func, (classmethod, staticmethod)) else classmethod(func))
 
 
+def thread_current(make):
+    """MXNet's per-thread ``cls.current``: a classproperty over the class's ``_current``
+    (a threading.local), set to ``make()`` on a thread's first read; assigning it changes only
+    the assigning thread's value. The class needs ``metaclass=_ClassPropertyMetaClass``."""
+    def get(cls):
+        local = cls._current
+        value = getattr(local, "value", None)
+        if value is None:
+            value = local.value = make()
+        return value
+
+    def put(cls, value):
+        cls._current.value = value
+    return classproperty(get).setter(put)
+
+
 def with_metaclass(meta, *bases):
     """A base class with metaclass `meta` (six's helper, which MXNet re-exports)."""
     class _Meta(type):

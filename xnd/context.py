@@ -87,8 +87,7 @@ class Context(metaclass=_ClassPropertyMetaClass):
         return current_context()
 
     @default_ctx.setter
-    def default_ctx(cls, value):
-        _warn_default_ctx()
+    def default_ctx(cls, value):  # MXNet 1.9.1 warns on reading it only
         Context._default.value = value
 
 

@@ -6,7 +6,7 @@ inside the current manager; ``with NameManager():`` starts fresh counters,
 """
 import threading
 
-from .base import _ClassPropertyMetaClass, classproperty
+from .base import _ClassPropertyMetaClass, thread_current
 
 
 class NameManager(metaclass=_ClassPropertyMetaClass):
@@ -14,14 +14,7 @@ class NameManager(metaclass=_ClassPropertyMetaClass):
     fresh manager, and assigning ``current`` in one thread leaves the others alone."""
 
     _current = threading.local()
-
-    @classproperty
-    def current(cls):
-        return current()
-
-    @current.setter
-    def current(cls, value):
-        NameManager._current.value = value
+    current = thread_current(lambda: NameManager())
 
     def __init__(self):
         self._counter = {}
@@ -55,7 +48,4 @@ class Prefix(NameManager):
 
 
 def current():
-    manager = getattr(NameManager._current, "value", None)
-    if manager is None:
-        manager = NameManager._current.value = NameManager()
-    return manager
+    return NameManager.current
