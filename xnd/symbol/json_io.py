@@ -11,6 +11,7 @@ from ..base import MXNetError
 from ..lowering import registry
 from ..semantics import is_np_shape
 from .graph import Node, graph_pass, topo
+from .subgraph import SUBGRAPH_KEY, Subgraph
 
 MXNET_VERSION = 10901
 _HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
@@ -61,21 +62,61 @@ def _dump(v, indent):
     return json.dumps(v)
 
 
+def _subgraph(n):
+    """The loop body a control-flow node holds in its ``subgraph`` attribute (an object, not
+    a string: xnd/symbol/subgraph.py), or None."""
+    v = n.attrs.get(SUBGRAPH_KEY)
+    return None if v is None or isinstance(v, str) else v
+
+
+def _inputs(n, index):
+    inputs = []
+    for k, (src, i) in enumerate(n.inputs):
+        if n.versions is not None and k < len(n.versions):
+            version = n.versions[k]
+        else:  # freshly built graphs: 1 on auxiliary-state inputs (BatchNorm), else 0
+            version = int(n.op is not None and n.input_slot(k) in n.op.aux)
+        inputs.append([index[id(src)], i, version])
+    return inputs
+
+
+def _node_doc(n, index):
+    """One node as a JSON object, with its body as ``"subgraphs"`` (MXNet's layout)."""
+    d = {"op": "null" if n.op is None else n.op.name, "name": n.name}
+    attrs = {str(k): str(v) for k, v in n.attrs.items() if k != SUBGRAPH_KEY}
+    if attrs:
+        d["attrs"] = attrs
+    d["inputs"] = _inputs(n, index)
+    sub = _subgraph(n)
+    if sub is not None:
+        d["subgraphs"] = [_graph_doc(sub._outputs)]
+    return d
+
+
+def _graph_doc(outputs):
+    """A subgraph as a JSON object (no "attrs": MXNet writes the version at the top only)."""
+    nodes = topo(outputs)
+    index = {id(n): i for i, n in enumerate(nodes)}
+    row_ptr = [0]
+    for n in nodes:
+        row_ptr.append(row_ptr[-1] + n.num_outputs())
+    return {"nodes": [_node_doc(n, index) for n in nodes],
+            "arg_nodes": [i for i, n in enumerate(nodes) if n.op is None],
+            "node_row_ptr": row_ptr, "heads": [[index[id(n)], i, 0] for n, i in outputs]}
+
+
 @graph_pass
 def to_json(sym):
     nodes = topo(sym._outputs)
     index = {id(n): i for i, n in enumerate(nodes)}
     out_nodes, row_ptr = [], [0]
     for n in nodes:
-        inputs = []
-        for k, (src, i) in enumerate(n.inputs):
-            if n.versions is not None and k < len(n.versions):
-                version = n.versions[k]
-            else:  # freshly built graphs: 1 on auxiliary-state inputs (BatchNorm), else 0
-                version = int(n.op is not None and n.input_slot(k) in n.op.aux)
-            inputs.append([index[id(src)], i, version])
-        out_nodes.append(_node_text("null" if n.op is None else n.op.name, n.name,
-                                    {str(k): str(v) for k, v in n.attrs.items()}, inputs))
+        if _subgraph(n) is not None:  # the generic writer: a nested graph
+            out_nodes.append(_dump(_node_doc(n, index), 2))
+        else:
+            out_nodes.append(_node_text("null" if n.op is None else n.op.name, n.name,
+                                        {str(k): str(v) for k, v in n.attrs.items()},
+                                        _inputs(n, index)))
         row_ptr.append(row_ptr[-1] + n.num_outputs())
     text = "[\n" + ", \n".join("    " + t for t in out_nodes) + "\n  ]" if out_nodes else "[]"
     doc = {
@@ -155,6 +196,23 @@ def read_json(json_str):
     if version < MXNET_VERSION:
         logging.info("Loading symbol saved by previous version v%d.%d.%d. Attempting to upgrade...",
                      version // 10000, version // 100 % 100, version % 100)
+    return _read_doc(doc, version)
+
+
+def _read_subgraphs(d, k, name, version):
+    """The loop body of a control-flow node's ``"subgraphs"`` (one graph), or None."""
+    subs = d.get("subgraphs")
+    if not subs:
+        return None
+    if not isinstance(subs, list) or len(subs) != 1:
+        raise _bad(f"node {k} ({name}): subgraphs must be a list of one graph")
+    _check_doc(subs[0])
+    return Subgraph(_read_doc(subs[0], version))
+
+
+def _read_doc(doc, version):
+    """The output entries of one checked graph object (a subgraph's carries its file's
+    version)."""
     nodes = []
     for k, d in enumerate(doc["nodes"]):
         if not isinstance(d, dict):
@@ -176,6 +234,9 @@ def read_json(json_str):
         op = None if op_name == "null" else registry.get(op_name)
         if version < MXNET_VERSION:
             attrs = _hide_keys(attrs)
+        sub = _read_subgraphs(d, k, name, version)
+        if sub is not None:
+            attrs[SUBGRAPH_KEY] = sub
         node = Node(op, name, attrs, inputs)
         node.versions = versions
         if op is not None:

@@ -158,7 +158,7 @@ class Symbol:
             return None
         attrs = self._outputs[0][0].attrs
         if key in attrs:
-            return attrs[key]
+            return attrs[key] if isinstance(attrs[key], str) else None  # (a loop body)
         return attrs.get(f"__{key}__") if key in _HIDDEN else None
 
     def list_attr(self, recursive=False):
@@ -353,9 +353,13 @@ class Symbol:
 
 
 def _visible_attrs(attrs):
-    """MXNet's attr views list hidden ``__x__`` keys also under their bare name ``x``."""
+    """MXNet's attr views list hidden ``__x__`` keys also under their bare name ``x``; a
+    control-flow node's body (an object, not a string attribute) is not listed, as in MXNet
+    (nnvm keeps it apart from the attributes)."""
     out = {}
     for k, v in attrs.items():
+        if not isinstance(v, str):
+            continue
         out[k] = v
         if k.startswith("__") and k.endswith("__") and k[2:-2] in _HIDDEN:
             out[k[2:-2]] = v

@@ -34,3 +34,51 @@ def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
     from ...symbol.contrib import _rand_zipfian
     return _rand_zipfian(lambda n: _op_function(_registry.get(n), n), true_classes,
                          num_sampled, range_max, ctx=ctx or current_context())
+
+
+_stack = _op_function(_registry.get("stack"), "stack")  # mx.nd.stack (its package imports us)
+
+
+def _flatten(args, what):
+    """MXNet's (flat list, format) of a nested list of NDArrays (format 0: one array)."""
+    if isinstance(args, _NDArray):
+        return [args], 0
+    assert isinstance(args, (list, tuple)), \
+        f"{what} must be (nested) list of NDArray, but got {args} of type {type(args)}"
+    flat, fmts = [], []
+    for a in args:
+        f, fmt = _flatten(a, what)
+        flat.extend(f)
+        fmts.append(fmt)
+    return flat, fmts
+
+
+def _regroup(args, fmt):
+    if isinstance(fmt, int):
+        return (args[0], args[1:]) if fmt == 0 else (args[:fmt], args[fmt:])
+    out = []
+    for f in fmt:
+        res, args = _regroup(args, f)
+        out.append(res)
+    return out, args
+
+
+def foreach(body, data, init_states):
+    """mx.nd.contrib.foreach, as MXNet runs it: a Python loop of ``out, states =
+    body(data[i], states)`` over axis 0 (of each array when ``data`` is a list), the
+    outputs stacked on a new axis 0; returns (outputs, last states) in ``body``'s nesting.
+    Eager, so autograd records each step's operators."""
+    flat, _ = _flatten(data, "foreach input")
+    assert all(isinstance(d, _NDArray) for d in flat), \
+        "data should be an NDArray or a nested list of NDArrays"
+    flat, _ = _flatten(init_states, "foreach states")
+    assert all(isinstance(s, _NDArray) for s in flat), \
+        "init_states should be an NDArray or a nested list of NDArrays"
+    single = isinstance(data, _NDArray)
+    states, steps, out_fmt = init_states, [], 0
+    for i in range((data if single else data[0]).shape[0]):
+        outs, states = body(data[i] if single else [d[i] for d in data], states)
+        outs, out_fmt = _flatten(outs, "foreach output")
+        steps.append(outs)
+    outputs, _ = _regroup([_stack(*col) for col in zip(*steps)], out_fmt)
+    return outputs, states

@@ -133,11 +133,23 @@ def _get_begin_state(cell, F, begin_state, inputs, batch_size, time_axis=None):
             begin_state = []
             for info in cell.state_info(0):
                 shape = info["shape"]
+                if len(shape) > 2 and info.get("__layout__", "").find("N") == 0:
+                    begin_state.append(_batch_first_zeros(F, x0, shape))
+                    continue
                 st = F.broadcast_axis(base, axis=len(shape) - 1, size=shape[-1])
                 for ax, d in enumerate(shape[:-2]):
                     st = F.broadcast_axis(F.expand_dims(st, axis=ax), axis=ax, size=d)
                 begin_state.append(st)
     return begin_state
+
+
+def _batch_first_zeros(F, x0, shape):
+    """Symbolic zeros of a batch-first state shape of any rank (the convolutional cells'
+    (0, C, *spatial)), the batch size taken from the step input ``x0``'s first axis: x0's
+    (N, 1) column of zeros, reshaped to (N, 1, ..., 1) and broadcast (0 keeps the batch)."""
+    column = F.zeros_like(F.slice_axis(F.reshape(x0, shape=(0, -1)), axis=1, begin=0, end=1))
+    column = F.reshape(column, shape=(0,) + (1,) * (len(shape) - 1))
+    return F.broadcast_to(column, shape=(0,) + tuple(shape[1:]))
 
 
 class RecurrentCell(Block):

@@ -1,4 +1,5 @@
-"""mx.gluon.contrib.rnn.rnn_cell: VariationalDropoutCell and LSTMPCell (MXNet 1.9.1)."""
+"""mx.gluon.contrib.rnn.rnn_cell: VariationalDropoutCell, LSTMPCell and dynamic_unroll
+(MXNet 1.9.1)."""
 from ...rnn.rnn_cell import (BidirectionalCell, HybridRecurrentCell, ModifierCell,
                              SequentialRNNCell, _format_sequence, _get_begin_state,
                              _mask_sequence_variable_length, _nc_states)
@@ -135,3 +136,47 @@ class LSTMPCell(HybridRecurrentCell):
         next_r = F.FullyConnected(data=hidden, num_hidden=self._projection_size,
                                   weight=h2r_weight, no_bias=True, name=p + "out")
         return next_r, [next_r, next_c]
+
+
+def dynamic_unroll(cell, inputs, begin_state, drop_inputs=0, drop_outputs=0, layout="TNC",
+                   valid_length=None):
+    """Run ``cell`` over the time axis of ``inputs`` with ``F.contrib.foreach`` (MXNet
+    1.9.1's contrib.rnn.rnn_cell.dynamic_unroll): eagerly a Python loop, symbolically (a
+    hybridized block) one ``_foreach`` node, a ``lax.scan`` whatever the sequence length.
+
+    ``layout`` 'TNC' or 'NTC' (the time axis is moved to the front and back). With
+    ``valid_length`` (batch,), a sample's states stop changing after its last valid step
+    (an iteration counter rides along as an extra state) and its padded outputs are zeros.
+    Dropout on inputs/outputs shares one mask along ``axes=(time axis,)`` as MXNet's does
+    (the axis of ``layout``, even after the inputs were moved to time-major)."""
+    inputs, axis, F, _ = _format_sequence(0, inputs, layout, True)
+    axes = None
+    if axis != 0:
+        axes = list(range(len(layout)))
+        axes[0], axes[axis] = axes[axis], axes[0]
+        inputs = F.transpose(inputs, axes=axes)
+    states = begin_state
+    if drop_inputs:
+        inputs = F.Dropout(inputs, p=drop_inputs, axes=(axis,))
+    if valid_length is None:
+        def loop_body(step_inputs, states):
+            return cell(step_inputs, states)
+    else:
+        states = list(states) + [F.zeros((1,))]
+
+        def loop_body(step_inputs, states):
+            cell_states, iter_no = states[:-1], states[-1]
+            out, new_states = cell(step_inputs, cell_states)
+            valid = F.broadcast_greater(valid_length, iter_no)
+            new_states = [F.where(valid, new, old) for new, old in zip(new_states, cell_states)]
+            return out, new_states + [iter_no + 1]
+    outputs, states = F.contrib.foreach(loop_body, inputs, states)
+    if drop_outputs:
+        outputs = F.Dropout(outputs, p=drop_outputs, axes=(axis,))
+    if axes is not None:
+        outputs = F.transpose(outputs, axes=axes)
+    if valid_length is None:
+        return outputs, states
+    outputs = F.SequenceMask(outputs, sequence_length=valid_length, use_sequence_length=True,
+                             axis=axis)
+    return outputs, states[:-1]  # the iteration counter is not a state of the cell
