@@ -113,6 +113,44 @@ NON_DIFFERENTIABLE_CASES = [
 ]
 
 
+_SQ = [[0.0, 0.0, 0.0], [1.0, -2.0, 0.5], [0.0, 0.0, 0.0], [3.0, 4.0, -1.0]]
+# (name, input (values, dtype), attributes): value, and gradient for the head arange(1, n+1)
+SQUARE_SUM_CASES = [
+    ("square_sum_axis1", (_SQ, "float32"), {"axis": 1}),
+    ("square_sum_axis1_keepdims", (_SQ, "float32"), {"axis": 1, "keepdims": True}),
+    ("square_sum_axis0", (_SQ, "float32"), {"axis": 0}),
+    ("square_sum_axis0_keepdims", (_SQ, "float32"), {"axis": 0, "keepdims": True}),
+    ("square_sum_axis_tuple", (_SQ, "float32"), {"axis": (1,)}),
+    ("square_sum_axis_negative", (_SQ, "float32"), {"axis": -1}),
+    ("square_sum_no_axis", (_SQ, "float32"), {}),
+    ("square_sum_3d", ([[[1.0, 2.0], [3.0, 4.0]]], "float32"), {"axis": 1}),
+]
+
+
+def _square_sum(mx, np, out):
+    for name, (v, dt), attrs in SQUARE_SUM_CASES:
+        x = mx.nd.array(v, dtype=dt).tostype("row_sparse")
+        try:
+            y = mx.nd._internal._square_sum(x, **attrs)
+            y.wait_to_read()
+        except mx.base.MXNetError as e:
+            out[name] = {"error": "MXNetError", "message": [
+                ln for ln in str(e).splitlines() if "Check failed" in ln][-1]}
+            continue
+        x.attach_grad(stype="row_sparse")
+        with mx.autograd.record():
+            y = mx.nd._internal._square_sum(x, **attrs)
+        n = int(np.prod(y.shape))
+        y.backward(mx.nd.array(np.arange(1, n + 1).reshape(y.shape), dtype=dt))
+        out[name] = {"outputs": [y.asnumpy().tolist()], "dtypes": [np.dtype(y.dtype).name],
+                     "grad": x.grad.asnumpy().tolist()}
+    v = mx.sym.var("v", stype="row_sparse")
+    s = mx.sym._internal._square_sum(v, axis=1, keepdims=True)
+    out["square_sum_sym"] = {"attrs": s.list_attr(),
+                             "shapes": [list(x) for x in s.infer_shape(v=(4, 3))[1]],
+                             "types": [np.dtype(t).name for t in s.infer_type(v="float64")[1]]}
+
+
 def _none_axis(mx, out):
     import numpy as np
     for name, fn, attrs in NONE_AXIS_CASES:
@@ -186,6 +224,7 @@ def main():
                          "message": [ln for ln in str(e).splitlines() if "Check failed" in ln][-1]}
     _linalg(mx, np, out)
     _none_axis(mx, out)
+    _square_sum(mx, np, out)
     os.makedirs(os.path.dirname(JSON_PATH), exist_ok=True)
     with open(JSON_PATH, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)

@@ -5,8 +5,9 @@ ravel_multi_index with a leading -1 (the leading coordinate is not wrapped), and
 symbol.split_v2, gather_nd's IndexError for out-of-range coordinates, and
 Pooling's pad rules (pooling_convention='same' reads three pad entries; longer pads are cut),
 linalg.syevd (ascending eigenvalues, rows of U signed by their largest entry, its symmetric
-gradient), potrf/potri with lower=False, gemm/gemm2 with the rows on another axis, and shape
-inference of a variable that meets a float64 constant."""
+gradient), potrf/potri with lower=False, gemm/gemm2 with the rows on another axis, shape
+inference of a variable that meets a float64 constant, and _square_sum (MXNet ran it on a
+row_sparse input; xnd on the dense array with the same values)."""
 import json
 import os
 import warnings
@@ -17,7 +18,7 @@ import pytest
 import xnd as mx
 from make_operator_conformance_goldens import (CASES, GATHER_CASES, LINALG_CASES,
                                                NON_DIFFERENTIABLE_CASES, NONE_AXIS_CASES,
-                                               POOL_CASES, SPLIT_CASES, _SYM)
+                                               POOL_CASES, SPLIT_CASES, SQUARE_SUM_CASES, _SYM)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "goldens", "operator_conformance", "cases.json")) as f:
@@ -160,3 +161,33 @@ def test_binding_an_op_without_gradient(name, make, shapes):
         with pytest.raises(RuntimeError) as e:   # MXNetError is a RuntimeError, as in MXNet
             s.simple_bind(mx.cpu(), type_dict=types, **shapes)
         assert want["write"].endswith(str(e.value))
+
+
+@pytest.mark.parametrize("name,inp,attrs", SQUARE_SUM_CASES, ids=[c[0] for c in SQUARE_SUM_CASES])
+def test_square_sum_matches_mxnet(name, inp, attrs):
+    want = GOLD[name]
+    x = mx.nd.array(inp[0], dtype=inp[1])
+    if "error" in want:
+        msg = want["message"].split("MXNetError: ")[-1].replace(
+            "Check failed: infer_stype_success: ", "")
+        with pytest.raises(mx.base.MXNetError) as e:
+            mx.nd._internal._square_sum(x, **attrs)
+        assert msg in str(e.value)
+        return
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd._internal._square_sum(x, **attrs)
+    y.backward(mx.nd.array(np.arange(1, y.size + 1).reshape(y.shape), dtype=inp[1]))
+    assert np.dtype(y.dtype).name == want["dtypes"][0]
+    np.testing.assert_array_equal(y.asnumpy(), np.asarray(want["outputs"][0], dtype=y.dtype))
+    np.testing.assert_array_equal(x.grad.asnumpy(), np.asarray(want["grad"], dtype=y.dtype))
+
+
+def test_square_sum_symbol():
+    want = GOLD["square_sum_sym"]
+    s = mx.sym._internal._square_sum(mx.sym.var("v", stype="row_sparse"), axis=1, keepdims=True)
+    assert s.list_attr() == want["attrs"]
+    assert [list(x) for x in s.infer_shape(v=(4, 3))[1]] == want["shapes"]
+    assert [np.dtype(t).name for t in s.infer_type(v="float64")[1]] == want["types"]
+    with pytest.raises(mx.base.MXNetError, match="only supports axis=0 or 1"):   # MXNet: garbage
+        mx.nd._internal._square_sum(mx.nd.ones((2, 3)), axis=1, exclude=True)

@@ -331,6 +331,35 @@ def test_almost_equal_and_same():
     assert tu.get_tols(np.float16(1), np.float32(1), None, None) == (1e-2, 1e-1)
 
 
+def test_float16_comparisons_are_numpys():
+    """Two float16 arrays compare as numpy's float16 arithmetic does (xnd decides most
+    elements vectorised in float32, numpy the ones near a rounding boundary): 2.904296875
+    and 2.908203125 are within rtol=atol=1e-3 only because float16 rounds the tolerance
+    up; infinities and NaN as numpy's."""
+    x = np.array([2.908203125, 2.900390625, 1.0, np.inf, np.inf, np.nan, 0.0, 65504],
+                 np.float16)
+    y = np.array([2.904296875, 2.904296875, 1.01, np.inf, -np.inf, np.nan, 1e-4, 65500],
+                 np.float16)
+    for i in range(len(x)):
+        for en in (False, True):
+            want = np.allclose(x[i], y[i], rtol=1e-3, atol=1e-3, equal_nan=en)
+            assert tu.almost_equal(x[i:i + 1], y[i:i + 1], 1e-3, 1e-3, equal_nan=en) == want
+    assert tu.almost_equal(np.array(x[3]), np.array(y[3]), 1e-3, 1e-3)          # 0-d
+    assert not tu.almost_equal(np.array(x[2]), np.array(y[3]), 1e-3, 1e-3)
+    assert tu.almost_equal(x[:2], y[:2], 1e-3, 1e-3)                 # exact math: False
+    x64, y64 = x[:2].astype(np.float64), y[:2].astype(np.float64)
+    assert not np.any(np.abs(x64 - y64) <= 1e-3 + 1e-3 * np.abs(y64))
+    rng = np.random.RandomState(0)
+    a = rng.uniform(-4, 4, (300, 7)).astype(np.float16)
+    b = (a + rng.uniform(-0.02, 0.02, a.shape)).astype(np.float16)
+    close = np.isclose(a, b, rtol=1e-3, atol=1e-3)
+    assert 0 < close.sum() < close.size
+    for r in range(a.shape[0]):
+        assert tu.almost_equal(a[r], b[r], 1e-3, 1e-3) == bool(close[r].all())
+    with pytest.raises(AssertionError, match="exceeds tolerance"):
+        tu.assert_almost_equal(a, b, rtol=1e-3, atol=1e-3)
+
+
 # ---- test_utils: random data and contexts -------------------------------------------------------------
 def test_rand_shapes():
     np.random.seed(0)

@@ -95,6 +95,27 @@ for _names, _f in REDUCTIONS.items():
     register(*_names)(_reduction(_names[0], _f))
 
 
+@register("_square_sum")
+def square_sum(data, *, axis: IntOrShape = None, keepdims: Bool = False,
+               exclude: Bool = False):
+    """MXNet's ``_square_sum``: ``sum(data * data, axis, keepdims)`` fused, an op MXNet only
+    implements for a 2-D row_sparse matrix and one axis, 0 or 1 (a factorization machine's
+    ``sum(v**2, axis=1)`` without a dense ``v**2``). xnd has no sparse storage and computes
+    on the dense array, which holds the same values; its gradient is ``2 * data * head``, the
+    dense form of MXNet's row_sparse one. MXNet's limits are kept: a dense array there has
+    no kernel at all, and neither another axis (not even -1), ``exclude`` nor a missing axis
+    has a storage type."""
+    axes = (axis,) if isinstance(axis, int) else tuple(axis) if axis is not None else ()
+    if len(axes) != 1 or axes[0] not in (0, 1) or exclude:
+        raise MXNetError("Operator not implemented: operator = _square_sum: "
+                         "_square_sum(row_sparse_matrix) only supports axis=0 or 1 "
+                         f"(got axis={axis}, exclude={exclude})")
+    if data.ndim != 2:
+        raise MXNetError(f"Check failed: inputs[0].shape().ndim() == 2U ({data.ndim} vs. 2) : "
+                         "_square_sum op only supports 2D ndarray as input")
+    return jnp.sum(data * data, axis=axes[0], keepdims=keepdims).astype(data.dtype)
+
+
 @register("norm")
 def norm(data, *, ord: Int = 2, axis: IntOrShape = None, out_dtype: Dtype = None,
          keepdims: Bool = False):

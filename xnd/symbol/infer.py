@@ -392,6 +392,12 @@ def _variable_dtypes(sym):
 
 
 def _dtype_pass(sym, known):
+    """{(id(node), i): dtype} for every output whose type is decidable, MXNet's InferType.
+
+    MXNet's type functions run both ways (most are ElemwiseType: inputs and outputs share
+    one type), so a forward sweep alternates with a backward one until nothing changes: an
+    RNN cell's begin-state variable that only meets other unknowns in its FullyConnected
+    (h2h) gets its type back from the add that consumes that FullyConnected's output."""
     nodes = topo(sym._outputs)
     dt = {}
     for n in nodes:
@@ -399,11 +405,23 @@ def _dtype_pass(sym, known):
             t = known.get(n.name) or _declared_dtype(n)
             if t is not None:
                 dt[(id(n), 0)] = np.dtype(t).type
-    # dtype-only pass: an op's outputs take its 'dtype' attribute or its first input's dtype;
-    # unknown inputs (weights) take the op's data dtype, as MXNet's default type inference does
-    for n in nodes:
-        if n.op is None:
-            continue
+    ops = [n for n in nodes if n.op is not None]
+    for _ in range(len(ops) + 1):   # each backward sweep that adds a type adds at least one
+        _dtype_forward(ops, dt)
+        if not _dtype_backward(ops, dt):
+            break
+    return nodes, dt
+
+
+def _attr_dtype(n):
+    attr_dt = n.params().get("dtype")
+    return np.dtype(attr_dt).type if isinstance(attr_dt, str) else None
+
+
+def _dtype_forward(ops, dt):
+    # an op's outputs take its 'dtype' attribute or its first input's dtype; unknown inputs
+    # (weights) take the op's data dtype, as MXNet's default type inference does
+    for n in ops:
         ins = [dt.get((id(src), i)) for src, i in n.inputs]
         first = next((t for t in ins if t is not None), None)
         if n.op.param_shapes is same_shapes:
@@ -411,8 +429,7 @@ def _dtype_pass(sym, known):
             if len(kinds) > 1:
                 raise MXNetError(f"Error in operator {n.name}: Incompatible attr: inputs have "
                                  f"dtypes {[np.dtype(t).name for t in ins if t is not None]}")
-        attr_dt = n.params().get("dtype")
-        attr_dt = np.dtype(attr_dt).type if isinstance(attr_dt, str) else None
+        attr_dt = _attr_dtype(n)
         # a cast's dtype is its output's: it says nothing of its input
         fill = first if n.op.name in _CASTS else (attr_dt or first)
         for src, i in n.inputs:
@@ -423,4 +440,19 @@ def _dtype_pass(sym, known):
             continue
         for i in range(n.num_outputs()):
             dt[(id(n), i)] = o
-    return nodes, dt
+
+
+def _dtype_backward(ops, dt):
+    """Heads to leaves: an op whose output type is known (from its inputs or its consumers)
+    gives it to its inputs of unknown type, unless the op decides its output type itself (a
+    cast, a 'dtype' attribute). True when some input got a type."""
+    grew = False
+    for n in reversed(ops):
+        o = dt.get((id(n), 0))
+        if o is None or n.op.name in _CASTS or _attr_dtype(n) is not None:
+            continue
+        for src, i in n.inputs:
+            if (id(src), i) not in dt:
+                dt[(id(src), i)] = o
+                grew = True
+    return grew

@@ -199,6 +199,8 @@ def bind_exec(module, data_shapes, label_shapes, shared_exec=None, base=None):
     arg_types, out_types, aux_types = sym.infer_type(**input_types)
     arg_names = sym.list_arguments()
     arg_axes = [axes.get(n, -1) for n in arg_names]
+    if devs.n > 1 and batch_size is not None:
+        arg_axes = _inferred_batch_axes(sym, descs, axes, slices[0], arg_shapes, arg_axes)
     out_axes = [_batch_axis(sym[i].attr("__layout__")) for i in range(len(out_shapes))]
     lay = _Layout(devs, slices, arg_axes, out_axes)
     ctx = devs.ctx
@@ -241,6 +243,30 @@ def bind_exec(module, data_shapes, label_shapes, shared_exec=None, base=None):
     exe._data_idx = [arg_names.index(d.name) for d in data_shapes]
     exe._label_idx = [arg_names.index(d.name) for d in label_shapes or []]
     return exe
+
+
+def _inferred_batch_axes(sym, descs, axes, first, arg_shapes, arg_axes):
+    """Batch axes of the arguments that are not inputs but whose shapes follow the batch
+    (RNN begin states declared with shape (0, num_hidden)).
+
+    MXNet binds each context's executor from that context's slice of the inputs, so such an
+    argument is inferred per device with the slice's batch size. xnd binds one global array;
+    it is split like the inputs along the axis whose inferred size moves with the batch
+    (inferred again with the first slice's input shapes)."""
+    size = first.stop - first.start
+    sliced = {d.name: tuple(size if j == axes[d.name] else x for j, x in enumerate(d.shape))
+              for d in descs}
+    if all(sliced[d.name] == tuple(d.shape) for d in descs):
+        return arg_axes
+    local, _, _ = sym.infer_shape(**sliced)
+    if local is None:
+        return arg_axes
+    out = list(arg_axes)
+    for k, (g, l) in enumerate(zip(arg_shapes, local)):
+        moved = [j for j, (a, b) in enumerate(zip(g, l)) if a != b]
+        if out[k] == -1 and len(moved) == 1 and l[moved[0]] == size:
+            out[k] = moved[0]
+    return out
 
 
 def _fixed_gamma_args(graph, arg_names):
@@ -405,19 +431,47 @@ class DataParallelExecutorGroup:
             mod.params_initialized = True    # MXNet's group leaves its arrays uninitialized
         self._mod = mod
         mod._exec_group = self
-        # MXNet's groups of one bucket family fill one dict per context: a shared group's
-        # inputs (and 'grad of <input>' arrays) show in the group it shares with
+        # the arguments this group shares with ``shared_group`` (MXNet's shared_arg_names);
+        # every other argument (inputs, and a bigger bucket's extra layers) goes through
+        # the family's shared_data_arrays
+        self._shared_params = list(param_names)
+        # MXNet's groups of one bucket family fill one dict per context
         self._shared_data = (shared_group.shared_data_arrays if shared_group is not None
                              else [{} for _ in mod._context])
-        for d in self._shared_data:
-            d.update(self._own_inputs())
+        for buf in self._shared_data:
+            self._share_buffer(buf)
 
     @classmethod
     def _of_module(cls, module):
         """The group of a bound Module (what Module.bind stores as ``_exec_group``)."""
         g = cls.__new__(cls)
         g._mod, g._shared_data = module, None
+        g._shared_params = list(module._param_names)
         return g
+
+    def _share_buffer(self, buf):
+        """MXNet's simple_bind(shared_buffer=...) for one context (ReshapeOrCreate): each
+        argument outside the shared parameters, and its gradient as ``'grad of <name>'``
+        where its grad_req is not 'null', is looked up by name. A buffer entry at least as
+        big is reused, else this group's array becomes the entry (a new name, or a larger
+        bucket). MXNet's executor then computes in (a reshape of) the entry; xnd's executor
+        takes the entry itself where shape, dtype and placement agree, and keeps its own
+        array otherwise (xnd gains nothing from reusing a larger buffer)."""
+        exe = self._mod._exec
+        params = set(self._shared_params)
+        for i, name in enumerate(exe._arg_names):
+            if name in params:
+                continue
+            for key, handles in ((name, exe._args), ("grad of " + name, exe._grads)):
+                h = handles[i]
+                if h is None:
+                    continue
+                have = buf.get(key)
+                if have is None or have.size < h.size:
+                    buf[key] = h
+                elif have is not h and have.shape == h.shape and have.dtype == h.dtype \
+                        and have._val().sharding == h._val().sharding:
+                    handles[i] = have
 
     # ---- what MXNet's group holds -------------------------------------------------------
     @property
@@ -488,22 +542,19 @@ class DataParallelExecutorGroup:
         d = self._mod._exec.grad_dict
         return [[d[x.name]] for x in self._mod._data_shapes]
 
-    def _own_inputs(self):
-        params = set(self._mod._param_names)
-        exe = self._mod._exec
-        arrays = {n: a for n, a in exe.arg_dict.items() if n not in params}
-        if self._mod.inputs_need_grad:
-            grads = exe.grad_dict
-            arrays.update(("grad of " + x.name, grads[x.name]) for x in self._mod._data_shapes)
-        return arrays
-
     @property
     def shared_data_arrays(self):
-        """Per context: the arguments that are not parameters (inputs), by name, and with
-        ``inputs_need_grad`` their gradients as ``'grad of <name>'``."""
+        """MXNet's shared_data_arrays: per context, a dict name -> NDArray of the arguments
+        that are not shared parameters (inputs, a bigger bucket's extra arguments) and, where
+        their grad_req is not 'null', their gradients as ``'grad of <name>'``; one dict per
+        context for the whole family of groups built with ``shared_group``."""
         if self._shared_data is not None:
             return self._shared_data
-        return [self._own_inputs() for _ in self._mod._context]
+        # a Module's group: a family of one, read from its current binding
+        bufs = [{} for _ in self._mod._context]
+        for buf in bufs:
+            self._share_buffer(buf)
+        return bufs
 
     @property
     def data_names(self):

@@ -558,10 +558,19 @@ class Module(OptimizerStep, BaseModule):
         _assert(self.binded and self.params_initialized, _NEED_INIT)
         _assert(not merge_multi_context,
                 "merge_multi_context=True is not supported for get_states yet.")
-        d = self._exec.arg_dict
-        return [[d[n]] for n in self._state_names]
+        exe = self._exec
+        d = exe.arg_dict
+        if self._devs.n == 1:
+            return [[d[n]] for n in self._state_names]
+        # MXNet's [[state1_dev1, state1_dev2], ...]: a state that follows the batch is split
+        # like the inputs (see executor_group._inferred_batch_axes)
+        return [_split(d[n], exe.lay.arg_axes[exe._arg_names.index(n)], exe.lay, self._devs)
+                for n in self._state_names]
 
     def set_states(self, states=None, value=None):
+        """MXNet's set_states: ``states`` as [[state1_dev1, state1_dev2], ...] (what
+        get_states and get_outputs(merge_multi_context=False) give), or one scalar ``value``
+        for every state."""
         _assert(self.binded and self.params_initialized, _NEED_INIT)
         self._materialize("all")
         exe = self._exec
@@ -569,9 +578,18 @@ class Module(OptimizerStep, BaseModule):
             _assert(value is None, "Only one of states & value can be specified.")
             for name, src in zip(self._state_names, states):
                 i = exe._arg_names.index(name)
-                s = src[0] if isinstance(src, (list, tuple)) else src
                 h = exe._args[i]
-                _own(h, _fresh(_src_val(s, h.dtype), exe.lay.arg_sharding(i)))
+                if isinstance(src, (list, tuple)):
+                    # one part per device: joined along the state's batch axis (a state
+                    # that does not follow the batch is the same on every device)
+                    ax = exe.lay.arg_axes[i]
+                    dev = self._devs.devices[0]
+                    parts = [jax.device_put(_src_val(p, h.dtype), dev) for p in src]
+                    v = jnp.concatenate(parts, axis=ax) if ax >= 0 and len(parts) > 1 \
+                        else parts[0]
+                else:
+                    v = _src_val(src, h.dtype)
+                _own(h, _fresh(v, exe.lay.arg_sharding(i)))
         else:
             _assert(value is not None, "At least one of states & value must be specified.")
             for name in self._state_names:
