@@ -1064,6 +1064,27 @@ def case_broadcast_like_axes(mx, nd, np):
                              lhs_axes=(1,), rhs_axes=(0,))
 
 
+def case_broadcast_like_empty_axes_raises(mx, nd, np):
+    return nd.broadcast_like(nd.ones((1, 3)), nd.ones((5, 3)), lhs_axes=(), rhs_axes=())
+
+
+def case_broadcast_like_axis_not_one_raises(mx, nd, np):
+    return nd.broadcast_like(nd.ones((2, 3)), nd.ones((5, 3)), lhs_axes=(0,), rhs_axes=(0,))
+
+
+def case_broadcast_like_axes_sizes_differ_raises(mx, nd, np):
+    return nd.broadcast_like(nd.ones((1, 3)), nd.ones((5, 3)), lhs_axes=(0, 1), rhs_axes=(0,))
+
+
+def case_broadcast_like_bad_axis_raises(mx, nd, np):
+    return nd.broadcast_like(nd.ones((1, 3)), nd.ones((5, 3)), lhs_axes=(-5,), rhs_axes=(0,))
+
+
+def case_broadcast_like_negative_axes(mx, nd, np):
+    return nd.broadcast_like(nd.array([[[1, 2]]]), nd.zeros((3, 4, 2)), lhs_axes=(-2, 0),
+                             rhs_axes=(1, -3))
+
+
 def case_broadcast_axis_single(mx, nd, np):
     return nd.broadcast_axis(nd.array([[1], [2], [3]]), axis=1, size=5)
 

@@ -1126,6 +1126,144 @@ def case_shape_concat_partial_backward(mx, np):
     return list(c.infer_shape_partial(a=(2, 3)))
 
 
+def case_shape_backward_through_identity_like_rhs(mx, np):
+    # a broadcast cannot say its input's shape; _identity_with_attr_like_rhs ties it to w's
+    w = mx.sym.var("w")
+    wt = mx.sym.broadcast_add(w, mx.sym.var("wshift", shape=(1,)))
+    wt = mx.sym._internal._identity_with_attr_like_rhs(wt, w)
+    fc = mx.sym.FullyConnected(mx.sym.var("data"), weight=wt, num_hidden=11, no_bias=True)
+    return [fc.list_arguments(), list(fc.infer_shape(data=(7, 100)))]
+
+
+def case_shape_partial_data_gives_partial_weight(mx, np):
+    # dims the data leaves unknown stay unknown in the weight; the rest are inferred
+    data = mx.sym.var("data", shape=(1, 0, 0, 0))
+    w = mx.sym.cast(mx.sym.var("weight"), dtype="float16")
+    conv = mx.sym.Convolution(mx.sym.cast(data, dtype="float16"), weight=w, pad=(3, 3),
+                              num_filter=64, stride=(2, 2), no_bias=True, kernel=(7, 7))
+    d = mx.sym.var("d")
+    return [list(conv.infer_shape_partial()),
+            list(mx.sym.BatchNorm(d).infer_shape_partial(d=(3, 0, 4))),
+            list(mx.sym.Embedding(d, input_dim=4, output_dim=3).infer_shape_partial(d=(3, 0)))]
+
+
+def case_shape_partial_slices_keep_unknown_dims(mx, np):
+    out = []
+    for legacy, np_shape in (((0, 20), (10, 0)), ((-1, 20), (10, -1))):
+        with mx.np_shape(legacy[0] == -1):
+            a, b = mx.sym.var("a", shape=legacy), mx.sym.var("b", shape=np_shape)
+            out += [mx.sym.slice(a, begin=(2, 3), end=(None, 10), step=(3, 3))
+                    .infer_shape_partial()[1],
+                    mx.sym.slice(a, begin=(None, 3), end=(5, 10)).infer_shape_partial()[1],
+                    mx.sym.slice_axis(b, axis=0, begin=0, end=5).infer_shape_partial()[1],
+                    mx.sym.slice_axis(b, axis=1, begin=0, end=5).infer_shape_partial()[1]]
+    return out
+
+
+def case_cast_to_int_passes_gradients(mx, np):
+    # MXNet's Cast backward is the head cast back, also from an integer output
+    out = []
+    for src, graph in (("float32", lambda y: y), ("float16", lambda y: y),
+                       ("float32", lambda y: y * 3 + 1)):
+        x = mx.sym.var("x", dtype=src)
+        y = graph(mx.sym.Cast(x, dtype="int32"))
+        ex = y.simple_bind(mx.cpu(), x=(2, 3))
+        ex.arg_arrays[0][:] = _r(np, 4, 2, 3) * 4
+        o = ex.forward(is_train=True)[0]
+        ex.backward(mx.nd.array([[1, -2, 3], [7, 0, 5]], dtype="int32"))
+        out += [o, ex.grad_arrays[0]]
+    return out
+
+
+def case_reshape_infers_a_held_out_data_dim(mx, np):
+    out = []
+    for src, args, reverse, dst in [((2, 3, 5, 5), (0, -1), True, (5, 30)),
+                                    ((64,), (-4, 16, 4), False, (16, 4)),
+                                    ((2, 3, 5, 6), (-3, -3), True, (6, 30))]:
+        for i in range(len(src)):
+            held = tuple(0 if j == i else d for j, d in enumerate(src))
+            net = mx.sym.elemwise_add(mx.sym.var("data").reshape(args, reverse=reverse),
+                                      mx.sym.ones(shape=dst))
+            a, o, _ = net.infer_shape(data=held)
+            out.append([a[0], o[0]])
+    return out
+
+
+def case_reshape_deprecated_target_shape(mx, np):
+    x = mx.nd.array(np.arange(150).reshape(2, 3, 5, 5))
+    net = mx.sym.load_json(mx.sym.Reshape(mx.sym.var("data"), target_shape=(2, 0)).tojson())
+    return [mx.nd.Reshape(x, target_shape=(2, 0)), mx.nd.Reshape(x, target_shape=(10, 15)),
+            mx.nd.Reshape(x, target_shape=(7, 0, 5), keep_highest=True),
+            mx.nd.Reshape(x, shape=(6, -1), target_shape=(10, 15)).shape,
+            net.infer_shape(data=(2, 3, 5, 5))[1]]
+
+
+def case_proposal_gradient_is_zero_for_any_head(mx, np):
+    out = []
+    for op in (mx.sym.contrib.Proposal, mx.sym.contrib.MultiProposal):
+        s = op(cls_prob=mx.sym.var("c"), bbox_pred=mx.sym.var("b"), im_info=mx.sym.var("i"),
+               rpn_pre_nms_top_n=10, rpn_post_nms_top_n=5, feature_stride=16, scales=(8,),
+               ratios=(1,))
+        e = s.simple_bind(mx.cpu(), c=(1, 2, 4, 4), b=(1, 4, 4, 4), i=(1, 3))
+        e.arg_dict["i"][:] = mx.nd.array([[64, 64, 1]])
+        e.arg_dict["c"][:] = mx.nd.array(np.abs(_r(np, 5, 1, 2, 4, 4)))
+        e.forward(is_train=True)
+        e.backward([mx.nd.ones((3, 5))])  # not the output's (5, 5): MXNet never reads it
+        out += [e.outputs[0].shape, e.grad_dict["c"], e.grad_dict["b"]]
+    return out
+
+
+def case_shape_identity_like_rhs(mx, np):
+    x, y = mx.sym.var("x"), mx.sym.var("y")
+    s = mx.sym._internal._identity_with_attr_like_rhs(x, y)
+    return [list(s.infer_shape(y=(4, 5))), list(s.infer_shape_partial(x=(4, 0)))]
+
+
+def case_identity_like_rhs_values_and_grads(mx, np):
+    x, y = mx.sym.var("x"), mx.sym.var("y")
+    s = mx.sym._internal._identity_with_attr_like_rhs(x, y) * 3
+    ex = s.bind(mx.cpu(), {"x": mx.nd.array(_r(np, 1, 2, 3)), "y": mx.nd.ones((2, 3))},
+                args_grad={"x": mx.nd.zeros((2, 3)), "y": mx.nd.ones((2, 3))})
+    out = ex.forward(is_train=True)[0].asnumpy()
+    ex.backward(mx.nd.ones((2, 3)))
+    return [out, ex.grad_dict["x"], ex.grad_dict["y"]]
+
+
+def case_identity_like_rhs_shape_mismatch_raises(mx, np):
+    return mx.nd._internal._identity_with_attr_like_rhs(mx.nd.ones((2, 3)), mx.nd.ones((3, 2)))
+
+
+def case_shape_where_needs_known_condition(mx, np):
+    # where's output stays unknown while its condition is partly known, whatever x and y are
+    c, x, y = mx.sym.var("c"), mx.sym.var("x"), mx.sym.var("y")
+    w = mx.sym.where(c, x, y)
+    return [list(w.infer_shape_partial(c=(0, 2), x=(0, 2), y=(0, 2))),
+            list(w.infer_shape_partial(c=(0,), x=(2, 2), y=(2, 2))),
+            list(w.infer_shape_partial(c=(2,), x=(2, 0), y=(2, 3)))]
+
+
+def _optimized(mx, sym, cse, **shapes):
+    old = os.environ.get("MXNET_ELIMINATE_COMMON_EXPR")
+    os.environ["MXNET_ELIMINATE_COMMON_EXPR"] = cse
+    try:
+        ex = sym.simple_bind(mx.cpu(), **shapes)
+    finally:
+        if old is None:
+            del os.environ["MXNET_ELIMINATE_COMMON_EXPR"]
+        else:
+            os.environ["MXNET_ELIMINATE_COMMON_EXPR"] = old
+    opt = ex.get_optimized_symbol()
+    return [opt.list_outputs(), opt.get_internals().list_outputs()]
+
+
+def case_optimized_symbol_merges_common_expressions(mx, np):
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    d = a + 1
+    graphs = [(a + 1) + (a + 2), ((a + b) + a) + ((a + b) + a), mx.sym.Group([a * d, a * d]),
+              mx.sym.Group([a * d + b, a * d + b]), mx.sym.Dropout(a) + mx.sym.Dropout(a)]
+    return [_optimized(mx, g, cse, a=(2, 3), b=(2, 3)) for g in graphs for cse in ("1", "0")]
+
+
 def case_shape_concat_mismatch_raises(mx, np):
     a = mx.sym.var("a")
     b = mx.sym.var("b")
@@ -1324,6 +1462,24 @@ def case_type_split_outputs(mx, np):
 def case_type_argmax_output(mx, np):
     x = mx.sym.var("x")
     return _types(mx.sym.argmax(x, axis=1).infer_type(x="float64"))
+
+
+def case_type_from_consumer(mx, np):
+    # s meets only unknowns in its FullyConnected: its type comes back from the add
+    with mx.name.NameManager():
+        s = mx.sym.var("s")
+        x = mx.sym.var("x")
+        f = mx.sym.FullyConnected(s, num_hidden=3, name="fc") + \
+            mx.sym.FullyConnected(x, num_hidden=3, name="fc2")
+        return _types(f.infer_type(x="float64"))
+
+
+def case_type_rnn_begin_state_variables(mx, np):
+    with mx.name.NameManager():
+        cell = mx.rnn.LSTMCell(num_hidden=4, prefix="l0_")
+        begin = cell.begin_state(func=mx.sym.Variable)
+        _, states = cell.unroll(2, begin_state=begin, inputs=mx.sym.Variable("data"))
+        return _types(mx.sym.Group(states).infer_type(data="float16"))
 
 
 # ---------------------------------------------------------------------------

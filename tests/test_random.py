@@ -21,6 +21,9 @@ def _draw(fn, *args, **kwargs):
     (nd.random.normal, (2, 0.5), {}, 2.0, 0.25),
     (nd.random.exponential, (2.0,), {}, 2.0, 4.0),         # scale 2
     (nd.random.gamma, (3.0, 2.0), {}, 6.0, 12.0),          # alpha 3, beta 2
+    (nd.random.gamma, (0.5, 1.0), {}, 0.5, 0.5),           # alpha < 1: the boosted branch
+    (nd.random.gamma, (1.0, 5.0), {}, 5.0, 25.0),
+    (nd.random.gamma, (40.0, 0.5), {"dtype": "float64"}, 20.0, 10.0),
     (nd.random.poisson, (4.0,), {}, 4.0, 4.0),
     (nd.random.negative_binomial, (3, 0.4), {}, 4.5, 11.25),  # k(1-p)/p, k(1-p)/p^2
     (nd.random.generalized_negative_binomial, (2.0, 0.5), {}, 2.0, 4.0),  # mu + alpha mu^2
@@ -30,6 +33,19 @@ def test_moments(fn, args, kwargs, mean, var):
     se = np.sqrt(var / N)
     assert abs(x.mean() - mean) < 6 * se
     assert abs(x.var() / var - 1) < 0.08
+
+
+def test_gamma_per_element_alpha_and_bad_alpha():
+    """sample_gamma draws per parameter row; alpha 0 gives 0 (as MXNet 1.9.1), a negative
+    alpha NaN, never a sampler that loops forever (MXNet's does)."""
+    mx.random.seed(7)
+    x = nd.random.gamma(nd.array([0.25, 4.0, 0.0, -1.0, np.nan]), nd.array([2.0, 1.0, 1, 1, 1]),
+                        shape=N).asnumpy().astype(np.float64)
+    assert x.shape == (5, N)
+    for row, (mean, var) in zip(x[:2], [(0.5, 1.0), (4.0, 4.0)]):
+        assert abs(row.mean() - mean) < 6 * np.sqrt(var / N)
+        assert abs(row.var() / var - 1) < 0.08
+    assert (x[:2] > 0).all() and (x[2] == 0).all() and np.isnan(x[3:]).all()
 
 
 def test_ranges_shapes_dtypes_and_legacy_names():
@@ -122,3 +138,46 @@ def test_zipfian_samplers():
     outs = mx.sym.contrib.rand_zipfian(mx.sym.var("t"), 10, 20)
     got = mx.sym.Group(list(outs)).bind(mx.cpu(), {"t": true}).forward()
     assert [o.shape for o in got] == [(10,), (3,), (10,)]
+
+
+def test_sample_unique_zipfian():
+    """Distinct classes per row from the log-uniform law; the draw count includes repeats
+    (range_max 20, 5 of them: the first class drawn, 0, has probability log(1.5)/log(20))."""
+    mx.random.seed(3)
+    classes, tries = nd._internal._sample_unique_zipfian(20, shape=(400, 5))
+    c, t = classes.asnumpy(), tries.asnumpy()
+    assert c.dtype == np.int64 and t.dtype == np.int64 and c.shape == (400, 5) and t.shape == (400,)
+    assert all(len(set(row)) == 5 for row in c) and c.min() >= 0 and c.max() <= 19
+    assert (t >= 5).all() and t.mean() > 5.5
+    p0 = np.log(1.5) / np.log(20)
+    assert abs((c[:, 0] == 0).mean() - p0) < 6 * np.sqrt(p0 * (1 - p0) / 400)
+    mx.random.seed(3)
+    assert (nd._internal._sample_unique_zipfian(20, shape=(400, 5))[0].asnumpy() == c).all()
+    every, _ = nd._internal._sample_unique_zipfian(6, shape=(3, 6))
+    assert (np.sort(every.asnumpy(), axis=1) == np.arange(6)).all()
+    with pytest.raises(mx.MXNetError, match="cannot exceed"):
+        nd._internal._sample_unique_zipfian(4, shape=(1, 5))
+    with pytest.raises(mx.MXNetError, match="batch_size, num_sampled"):
+        nd._internal._sample_unique_zipfian(20, shape=(5,))
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (7,), (3, 5), (1024, 3), (0,), (2, 0, 3)])
+def test_xnd_rbg_draws_are_jax_rbg_draws(shape):
+    """xnd's generator makes JAX's 'rbg' 32-bit words from 64-bit ones (faster on CPU): the
+    same bits, so every distribution draws what 'rbg' would (odd sizes included)."""
+    import jax
+    import jax.numpy as jnp
+    from xnd.lowering.random import RBG, prng
+    key = jnp.asarray([123, 45], jnp.uint32)
+
+    def rbg(k):
+        return jax.random.fold_in(jax.random.key(k[0], impl="rbg"), k[1])
+    for draw in (lambda k: jax.random.bits(k, shape, jnp.uint32),
+                 lambda k: jax.random.uniform(k, shape, jnp.float32, -1.0, 2.0),
+                 lambda k: jax.random.normal(k, shape, jnp.float64),
+                 lambda k: jax.random.randint(k, shape, 0, 1000),
+                 lambda k: jax.random.bits(k, shape, jnp.uint16)):
+        want = np.asarray(jax.jit(lambda k: draw(rbg(k)))(key))
+        got = np.asarray(jax.jit(lambda k: draw(prng(k)))(key))
+        np.testing.assert_array_equal(got, want)
+    assert jax.random.key_impl(prng(key)) == RBG

@@ -391,3 +391,13 @@ def test_which_outputs_need_a_head_gradient(name, needs_head):
     else:
         exe.backward()
         np.testing.assert_array_equal(exe.grad_dict["x"].asnumpy(), np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("target, keep_highest, match", [
+    ((7, 0), False, r"cannot reshape array of shape \(2, 3, 5, 5\) to target_shape \(7, 0\)"),
+    ((0, 0), False, "may have one 0 only"),
+    ((10, 16), False, "cannot reshape")])
+def test_reshape_target_shape_that_does_not_fit_raises(target, keep_highest, match):
+    # MXNet 1.9.1 truncates ((7, 0) of 150 elements is (7, 21)); xnd raises (docs/porting.md)
+    with pytest.raises(mx.base.MXNetError, match=match):
+        mx.nd.Reshape(mx.nd.zeros((2, 3, 5, 5)), target_shape=target, keep_highest=keep_highest)

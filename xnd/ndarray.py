@@ -369,7 +369,8 @@ class NDArray:
         if kwargs:
             raise TypeError(f"reshape() got unexpected keyword arguments {sorted(kwargs)}")
         if STATE.recording:
-            return invoke(_OP_RESHAPE, [self], {"shape": tuple(shape), "reverse": bool(reverse)})
+            return invoke(_OP_RESHAPE, [self], {"shape": tuple(shape), "reverse": bool(reverse),
+                                                "target_shape": (), "keep_highest": False})
         from .lowering.shape import infer_reshape
         return self._view(0, infer_reshape("Reshape", self.shape, tuple(shape), reverse))
 

@@ -4,6 +4,9 @@ The legacy API never promotes: both inputs of a binary op must share a dtype,
 Python scalars are cast to the array's dtype before the op, comparisons return
 the input dtype (1/0), and index-producing ops return float32.
 """
+import contextlib
+import threading
+
 import numpy as np
 
 from ..base import MXNetError
@@ -70,6 +73,25 @@ def as_real(x):
     int32 ``a`` is int32 ones), JAX gives integers no tangent. The callers truncate the
     gradient back to the array's dtype, as MXNet's integer kernels do."""
     return x.astype(np.float64) if x is not None and np.issubdtype(x.dtype, np.integer) else x
+
+
+class _RealRun(threading.local):
+    active = False
+
+
+REAL_RUN = _RealRun()  # set while a graph is traced for its gradient as float (as_real)
+
+
+@contextlib.contextmanager
+def real_run():
+    """While a graph is traced with its integers as float64 for differentiation, a cast to
+    an integer dtype keeps the float dtype (same values), so the head gradient passes it back
+    unchanged, as MXNet's Cast backward does; the caller casts the outputs it returns."""
+    was, REAL_RUN.active = REAL_RUN.active, True
+    try:
+        yield
+    finally:
+        REAL_RUN.active = was
 
 
 # what an operator raises when it insists on integer inputs (then they get no gradient)

@@ -267,6 +267,17 @@ def smooth_l1(data, *, scalar: Float = 1.0):
     return jnp.where(ax < inv, 0.5 * s2 * data * data, ax - 0.5 * inv).astype(data.dtype)
 
 
+@register("_identity_with_attr_like_rhs", param_shapes=same_shapes)
+def identity_with_attr_like_rhs(lhs, rhs):
+    """``lhs``, constrained to ``rhs``'s shape and dtype: graphs use it so that shape inference
+    can run backwards into ``lhs`` from a shape known at ``rhs``. ``rhs`` gets no gradient."""
+    same_dtype("_identity_with_attr_like_rhs", lhs, rhs)
+    if lhs.shape != rhs.shape:
+        raise MXNetError(f"_identity_with_attr_like_rhs: lhs of shape {lhs.shape} must have "
+                         f"rhs's shape {rhs.shape}")
+    return lhs
+
+
 @register("add_n", "ElementWiseSum", "_sum", param_shapes=same_shapes)
 def add_n(*args, num_args: Int = None):
     """Sum of any number of same-shape, same-dtype arrays."""

@@ -93,6 +93,9 @@ def setitem(data, value, *indices, index=()):
     k = thaw(index, indices)
     v = value.astype(data.dtype)
     target = data[k].shape
+    extra = v.ndim - len(target)
+    if extra > 0 and all(d == 1 for d in v.shape[:extra]):
+        v = v.reshape(v.shape[extra:])  # leading 1s do not count, as in NumPy's assignment
     if v.shape != target and v.size == jnp.zeros(target).size and v.ndim != len(target):
         v = v.reshape(target)  # (1,)-shaped results assigned to a scalar slot
     return data.at[k].set(v)

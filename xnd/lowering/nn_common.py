@@ -18,12 +18,21 @@ def _unknown(s):
     return s is None or 0 in s
 
 
+def _complete(have, rule):
+    """A parameter's shape from the rule, dims it leaves unknown (a 0 in the data's shape)
+    filled from what was given: MXNet infers (64, 0, 7, 7) for a 7x7 convolution's weight
+    from data of shape (1, 0, 0, 0)."""
+    if have is None or len(have) != len(rule):
+        return rule
+    return tuple(r or h for r, h in zip(rule, have))
+
+
 def param_shapes_from(rule, slots):
     """The registry hook ``(attrs, shapes) -> shapes`` from ``rule(attrs, data_shape)``.
 
     ``slots``: the op's input names in order, or ``callable(attrs, n_inputs)`` giving them
     (RNN's inputs depend on its mode). Unknown entries (None, or holding a 0 dimension) are
-    filled from the rule when the data shape is known; known ones are kept.
+    filled from the rule when the data shape is (partly) known; known ones are kept.
     """
     def param_shapes(attrs, shapes):
         shapes = list(shapes)
@@ -34,6 +43,6 @@ def param_shapes_from(rule, slots):
         out = []
         for k, s in enumerate(shapes):
             g = got.get(names[k]) if k < len(names) else None
-            out.append(tuple(g) if _unknown(s) and g is not None and 0 not in g else s)
+            out.append(_complete(s, tuple(g)) if _unknown(s) and g is not None else s)
         return out
     return param_shapes

@@ -30,6 +30,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 from .indexing import thaw as _thaw_index
+from .random import gamma as _gamma_f32
 from .registry import Dynamic, _ANY_SHAPE, register
 
 # ---- the frozen call ----------------------------------------------------------------------
@@ -313,12 +314,14 @@ def _exponential(k, scale=1.0, size=None):
 
 def _gamma(k, shape=1.0, scale=1.0, size=None, dtype=None):
     s = _bshape(size, shape, scale)
-    return (jax.random.gamma(k, jnp.broadcast_to(shape, s).astype(jnp.float32), s)
-            * scale).astype(_fdt(dtype))
+    return (_gamma_f32(k, shape, s) * scale).astype(_fdt(dtype))
 
 
 def _beta(k, a, b, size=None, dtype=None):
-    return jax.random.beta(k, a, b, _bshape(size, a, b), jnp.float32).astype(_fdt(dtype))
+    s = _bshape(size, a, b)
+    ka, kb = jax.random.split(k)
+    x, y = _gamma_f32(ka, a, s), _gamma_f32(kb, b, s)
+    return (x / (x + y)).astype(_fdt(dtype))
 
 
 def _lognormal(k, mean=0.0, sigma=1.0, size=None, dtype=None):
@@ -352,8 +355,8 @@ _SAMPLERS = {
     "pareto": lambda k, a, size=None: jax.random.pareto(k, a, _bshape(size, a), jnp.float32) - 1,
     "power": lambda k, a, size=None: jax.random.uniform(k, _bshape(size, a), jnp.float32) ** (
         1.0 / jnp.asarray(a)),
-    "chisquare": lambda k, df, size=None: 2.0 * jax.random.gamma(
-        k, jnp.broadcast_to(jnp.asarray(df, jnp.float32) / 2, _bshape(size, df)), _bshape(size, df)),
+    "chisquare": lambda k, df, size=None: 2.0 * _gamma_f32(
+        k, jnp.asarray(df, jnp.float32) / 2, _bshape(size, df)),
     "multivariate_normal": lambda k, mean, cov, size=None: jax.random.multivariate_normal(
         k, jnp.asarray(mean, jnp.float32), jnp.asarray(cov, jnp.float32), _size(size) or None),
 }

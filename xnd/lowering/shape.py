@@ -3,13 +3,15 @@ concat/stack/split, slicing, tiling.
 """
 import math
 
+import jax
 import jax.numpy as jnp
 from jax import lax
 
 from ..base import MXNetError
 from ..semantics import is_np_shape
 from .attrs import Bool, Dtype, Int, IntOrShape, OptShape, Shape, optional
-from .dtypes import same_dtype
+from .dtypes import REAL_RUN, same_dtype
+from .elemwise import same_shapes
 from .registry import register
 
 
@@ -62,8 +64,26 @@ def infer_reshape(op, src, codes, reverse=False):
 
 
 @register("Reshape", "reshape")
-def reshape(data, *, shape: Shape = (), reverse: Bool = False):
-    return data.reshape(infer_reshape("Reshape", data.shape, shape, reverse))
+def reshape(data, *, shape: Shape = (), reverse: Bool = False, target_shape: Shape = (),
+            keep_highest: Bool = False):
+    """MXNet's Reshape codes (``infer_reshape``). The deprecated ``target_shape`` (used when
+    ``shape`` is not given) has a single 0 for the dim inferred from the size, and with
+    ``keep_highest`` its first dim is the data's. Where MXNet truncates a size that does not
+    divide (a (7, 0) of 150 elements is (7, 21) there), xnd raises."""
+    if shape or not target_shape:
+        return data.reshape(infer_reshape("Reshape", data.shape, shape, reverse))
+    dims = list(target_shape)
+    if keep_highest:
+        dims[0] = data.shape[0]
+    if dims.count(0) > 1:
+        raise MXNetError(f"Reshape: target_shape {tuple(target_shape)} may have one 0 only")
+    if 0 in dims:
+        rest = math.prod(d for d in dims if d)
+        dims[dims.index(0)] = data.size // rest if rest else 0
+    if math.prod(dims) != data.size:
+        raise MXNetError(f"Reshape: cannot reshape array of shape {data.shape} to target_shape "
+                         f"{tuple(target_shape)}")
+    return data.reshape(dims)
 
 
 def _span(n, begin, end):
@@ -155,10 +175,25 @@ def broadcast_axis(data, *, axis: Shape = (), size: Shape = ()):
 
 @register("broadcast_like")
 def broadcast_like(lhs, rhs, *, lhs_axes: optional(Shape) = None, rhs_axes: optional(Shape) = None):
-    if lhs_axes is None:
+    """lhs broadcast to rhs's shape, or only its ``lhs_axes`` (each of size 1) to the sizes of
+    rhs's ``rhs_axes``, with MXNet's checks."""
+    if lhs_axes is None and rhs_axes is None:
         return broadcast_to(lhs, shape=rhs.shape)
+    lhs_axes, rhs_axes = tuple(lhs_axes or ()), tuple(rhs_axes or ())
+    if not lhs_axes or not rhs_axes:
+        raise MXNetError("broadcast_like: Empty axes tuple is not allowed")
+    if len(lhs_axes) != len(rhs_axes):
+        raise MXNetError(f"broadcast_like: lhs_axes {lhs_axes} and rhs_axes {rhs_axes} differ "
+                         f"in size")
     target = list(lhs.shape)
     for la, ra in zip(lhs_axes, rhs_axes):
+        for name, a, shape in (("lhs_axes", la, lhs.shape), ("rhs_axes", ra, rhs.shape)):
+            if not -len(shape) <= a < len(shape):
+                raise MXNetError(f"broadcast_like: Invalid dimension specified in {name}: {a} "
+                                 f"(shape {shape})")
+        if lhs.shape[la] != 1 and lhs.shape[la] != rhs.shape[ra]:
+            raise MXNetError(f"broadcast_like: Input axis {la} at dimension {lhs.shape[la]} "
+                             f"cannot be broadcasted to {rhs.shape[ra]}")
         target[la] = rhs.shape[ra]
     return jnp.broadcast_to(lhs, tuple(target))
 
@@ -279,8 +314,14 @@ def slice_like(data, shape_like, *, axes: Shape = ()):
 
 @register("Cast", "cast", elementwise=True)
 def cast(data, *, dtype: Dtype):
-    """Float -> int truncates toward zero; out-of-range values wrap like C casts."""
-    return _cast(data, dtype)
+    """Float -> int truncates toward zero; out-of-range values wrap like C casts. The gradient
+    is the head's, cast back to the input's dtype, even from an integer output (traced
+    under ``dtypes.real_run`` the result keeps a float dtype to carry it)."""
+    out = _cast(data, dtype)
+    if REAL_RUN.active and jnp.issubdtype(data.dtype, jnp.floating) and \
+            jnp.issubdtype(out.dtype, jnp.integer):
+        return data + jax.lax.stop_gradient(out.astype(data.dtype) - data)
+    return out
 
 
 def _cast(x, dtype):
@@ -338,7 +379,13 @@ def diag(data, *, k: Int = 0, axis1: Int = 0, axis2: Int = 1):
     return jnp.diagonal(data, k, axis1, axis2)
 
 
-@register("where")
+def _where_shapes(attrs, shapes):
+    """x and y complete each other's shape; the condition is only ever given."""
+    c, x, y = shapes
+    return [c, *same_shapes(attrs, [x, y])]
+
+
+@register("where", param_shapes=_where_shapes)
 def where(condition, x, y):
     """Same-shape condition, or a 1-D condition of length N selecting whole rows."""
     same_dtype("where", x, y)

@@ -19,13 +19,19 @@ def _masked(data, length, axis):
     return jnp.where(mask, data, -jnp.inf), mask
 
 
+_HALF = (jnp.float16, jnp.bfloat16)
+
+
 def _softmax_family(name, f, sign=1.0, onednn=False):
     def op(data, length=None, *, axis: Int = -1, temperature: optional(float) = None,
            dtype: Dtype = None, use_length: Bool = False):
         x = data.astype(dtype) if dtype else data
+        out_dtype = x.dtype
+        if x.dtype in _HALF:  # accumulated in float32, as MXNET_SAFE_ACCUMULATION=1 does
+            x = x.astype(jnp.float32)
         x = x * sign / (temperature or 1.0)
         x, mask = _masked(x, length if use_length else None, axis)
-        out = f(x, axis=axis)
+        out = f(x, axis=axis).astype(out_dtype)
         if onednn and mask is None and not dtype and temperature in (None, 1.0) \
                 and x.dtype == jnp.float32 and axis % x.ndim == x.ndim - 1:
             out = _onednn_nan(x, out, name == "log_softmax")

@@ -23,7 +23,8 @@ from ..lowering import bucket as _bucket
 from ..lowering import conv as _conv
 from ..lowering import registry as _registry
 from ..lowering import xla_options
-from ..lowering.dtypes import NOT_REAL_ERRORS, as_real
+from ..lowering.dtypes import NOT_REAL_ERRORS, as_real, real_run
+from . import cse as _cse
 from . import rewrite as _rewrite
 from . import layout as _layout
 from .infer import eval_node, node_call
@@ -62,6 +63,10 @@ class GraphFunction:
                         and n.op.kernel_check is not None
                         and getattr(n.op.kernel_check, "applies", lambda a: True)(n.params())]
         self._probe = None
+        # a cast to an integer dtype passes gradients in MXNet (dtypes.real_run)
+        self.int_casts = any(n.op is not None and n.op.name in ("Cast", "amp_cast") and
+                             np.issubdtype(np.dtype(n.params()["dtype"]), np.integer)
+                             for n in self.nodes)
         self._channels_last = _layout.ENABLED and any(
             _layout.channel_first_conv(n) for n in self.nodes)
 
@@ -176,7 +181,7 @@ class GraphFunction:
                     full = [next(it) if m else a for a, m in zip(args, diff_mask)]
                     return self._run(full, aux, key, True, updating)
                 diff = [a for a, m in zip(args, diff_mask) if m]
-                outs, vjp, new_aux, outs_vjp = _vjp_with_integers(run, diff)
+                outs, vjp, new_aux, outs_vjp = _vjp_with_integers(run, diff, self.int_casts)
                 # an integer output (shape_array, argmax) has no gradient: its head is ignored
                 heads = [np.zeros(o.shape, jax.dtypes.float0) if not _real(o) else
                          jnp.ones_like(o) if h is None else h.astype(o.dtype)
@@ -225,21 +230,23 @@ def _real(x):
     return jnp.issubdtype(x.dtype, jnp.inexact)
 
 
-def _vjp_with_integers(run, diff):
+def _vjp_with_integers(run, diff, int_casts=False):
     """``jax.vjp(run, diff, has_aux=True)`` plus the outputs of the differentiated run, with
     integer arguments differentiated as float64 as MXNet differentiates them (JAX gives
     integers no tangent; the caller truncates the gradients back). The outputs and aux values
     returned first are those of the integer run; an operator that insists on integer inputs
-    leaves them without gradient, as before."""
+    leaves them without gradient, as before. ``int_casts``: the graph casts to an integer
+    dtype, which also passes gradients in MXNet (see ``dtypes.real_run``)."""
     def plain():
         outs, vjp, new_aux = jax.vjp(run, diff, has_aux=True)
         return outs, vjp, new_aux, outs
 
     real = [as_real(a) for a in diff]
-    if all(r is a for r, a in zip(real, diff)):
+    if all(r is a for r, a in zip(real, diff)) and not int_casts:
         return plain()
     try:
-        outs_real, vjp, _ = jax.vjp(run, real, has_aux=True)
+        with real_run():
+            outs_real, vjp, _ = jax.vjp(run, real, has_aux=True)
     except NOT_REAL_ERRORS:   # an operator insists on integer inputs: they get no gradient
         return plain()
     outs, new_aux = run(diff)
@@ -316,6 +323,13 @@ class BoundArrays:
     def debug_str(self):
         return self._symbol.debug_str()
 
+    def get_optimized_symbol(self):
+        """The bound graph after MXNet's bind-time passes: common subexpressions merged
+        (xnd.symbol.cse) unless ``MXNET_ELIMINATE_COMMON_EXPR=0`` was set at bind."""
+        outputs = self._symbol._outputs
+        return type(self._symbol)(_cse.eliminate_common_expr(outputs) if self._cse else outputs)
+
+    _cse = True          # MXNET_ELIMINATE_COMMON_EXPR as read at bind (Executor sets it)
     _fold_state = None   # inference rewrites: constants folded from this binding's parameters
 
     def rewritten_forward(self, graph, args, aux, key):
@@ -335,6 +349,7 @@ class Executor(BoundArrays):
         self._aux_names = sym.list_auxiliary_states()
         self.arg_arrays, self.grad_arrays, self.aux_arrays = args, grads, aux
         self._reqs = reqs
+        self._cse = _cse.enabled()
         self._outputs = None
         self._key = None
         self._last_train = False
@@ -387,12 +402,12 @@ class Executor(BoundArrays):
 
     @classmethod
     def simple_bind(cls, sym, ctx, grad_req, type_dict, shapes):
-        """MXNet's simple_bind: keyword arguments that are not shapes (tuples) are ignored, and
-        so are ``type_dict`` entries that name no input; without ``type_dict`` every argument
-        is float32 except those whose variable declares a dtype."""
-        shapes = {k: v for k, v in shapes.items() if isinstance(v, (tuple, list))}
+        """MXNet's simple_bind: keyword arguments that are not shapes (tuples) or name no
+        input are ignored, and so are ``type_dict`` entries that name no input; without
+        ``type_dict`` every argument is float32 except those whose variable declares a dtype."""
+        inputs = set(sym.list_inputs())
+        shapes = {k: v for k, v in shapes.items() if isinstance(v, (tuple, list)) and k in inputs}
         if type_dict is not None:
-            inputs = set(sym.list_inputs())
             type_dict = {k: v for k, v in type_dict.items() if k in inputs}
         arg_shapes, _, aux_shapes = sym.infer_shape(**shapes)
         if arg_shapes is None:
@@ -593,7 +608,8 @@ _CMP = ("equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equa
 # head passes; sign and relu need one)
 _NO_GRAD_OPS = frozenset(
     ["BlockGrad", "stop_gradient", "shape_array", "size_array", "argmax", "argmin", "argsort",
-     "logical_not", "round", "rint", "ceil", "floor", "trunc", "fix", "zeros_like", "ones_like"]
+     "logical_not", "round", "rint", "ceil", "floor", "trunc", "fix", "zeros_like", "ones_like",
+     "_contrib_Proposal", "_contrib_MultiProposal"]
     + ["_" + c for c in _CMP] + ["broadcast_" + c for c in _CMP] + ["_%s_scalar" % c for c in _CMP])
 
 

@@ -23,9 +23,13 @@ _KEY = jax.ShapeDtypeStruct((2,), jnp.uint32)
 
 
 def _declared_shape(node):
-    """A variable's ``__shape__``: may hold 0s (unknown dims, Gluon's deferred init)."""
+    """A variable's ``__shape__``: may hold 0s (unknown dims, Gluon's deferred init), or
+    under ``mx.np_shape()`` -1s, read as 0s like the shapes given to infer_shape."""
     s = node.attrs.get("__shape__")
-    return None if s is None else Shape(s)
+    if s is None:
+        return None
+    s = Shape(s)
+    return tuple(0 if d == -1 else d for d in s) if is_np_shape() else s
 
 
 def _declared_dtype(node):
@@ -251,6 +255,21 @@ def _unique(run, group, d, i, m, w):
         return False
 
 
+# ops whose output has the data's size: one unknown data dim is the output's size over the
+# known dims' product, as MXNet's Reshape shape function infers it
+_SIZE_KEEPING = frozenset({"Reshape", "Flatten"})
+
+
+def _solve_size(data, want):
+    if data is None or want is None or 0 in want or data.count(0) != 1:
+        return {}
+    known = int(np.prod([d for d in data if d]))
+    total = int(np.prod(want))
+    if known == 0 or total % known:
+        return {}
+    return {0: tuple(total // known if d == 0 else d for d in data)}
+
+
 def _backward(nodes, out, partial, targets, define, dtypes, is_train):
     """One sweep from the heads down: each op whose output shape is (partly) known fills in
     the unknown dims of its partly known inputs (a variable, or an op whose output must then
@@ -271,9 +290,18 @@ def _backward(nodes, out, partial, targets, define, dtypes, is_train):
         ins = [out.get((id(src), i)) for src, i in n.inputs]
         partials = [None if s is not None else _partly(src, i, partial, targets)
                     for s, (src, i) in zip(ins, n.inputs)]
-        if any(s is None and p is None for s, p in zip(ins, partials)):
+        if n.op.param_shapes is same_shapes and 0 in want:
+            # every input has the output's shape: no probing needed, and an input nothing
+            # else knows of (add_n's, _identity_with_attr_like_rhs's) gets it too
+            solved = {k: _merge(p, want[0]) for k, (s, p) in enumerate(zip(ins, partials))
+                      if s is None and _merge(p, want[0]) != p}
+        elif any(s is None and p is None for s, p in zip(ins, partials)):
             continue
-        for k, shape in _solve_inputs(n, ins, partials, want, is_train).items():
+        elif n.op.name in _SIZE_KEEPING:
+            solved = _solve_size(partials[0], want.get(0))
+        else:
+            solved = _solve_inputs(n, ins, partials, want, is_train)
+        for k, shape in solved.items():
             src, i = n.inputs[k]
             var, chain = behind_casts(src)
             if var.op is None:
@@ -288,24 +316,39 @@ def _backward(nodes, out, partial, targets, define, dtypes, is_train):
     return grew
 
 
+# ops whose shape functions give no output shape until these inputs are fully known (MXNet's
+# where: a partly known condition leaves the output unknown, whatever x and y are)
+_NEEDS_KNOWN = {"where": (0,)}
+# ops whose output dim is unknown wherever the data's is, even where the attributes alone
+# would give its size (slicing 0:5 of an unknown dim: MXNet cannot check that 5 fits)
+_SLICES = frozenset({"slice", "slice_axis"})
+
+
 def _partial_output(node, ins, partials, is_train):
     """First output shape of a node whose inputs have unknown (0) dims. Evaluated with those
     dims zero-sized, which is how MXNet's shape functions read unknowns (a Concat of (2, 3)
     and (0, 3) on axis 0 is (2, 3)); where an op cannot take zero-size inputs, evaluated with
     two different stand-in sizes, and dims that differ between the runs are unknown."""
+    if any(partials[k] is not None for k in _NEEDS_KNOWN.get(node.op.name, ())):
+        return None
     def run(fill):
         structs = [s if s is not None else jax.ShapeDtypeStruct(
             tuple(fill if d == 0 else d for d in p), np.float32) for s, p in zip(ins, partials)]
         return tuple(eval_node(node, structs, is_train)[0].shape)
     try:
-        return run(0)
+        shape = run(0)
     except Exception:  # noqa: BLE001  (any failure: try the stand-in sizes)
-        pass
-    try:
-        a, b = run(7919), run(7927)
-    except Exception:  # noqa: BLE001  (not inferable from partial shapes: leave unknown)
-        return None
-    return tuple(x if x == y else 0 for x, y in zip(a, b)) if len(a) == len(b) else None
+        try:
+            a, b = run(7919), run(7927)
+        except Exception:  # noqa: BLE001  (not inferable from partial shapes: leave unknown)
+            return None
+        if len(a) != len(b):
+            return None
+        shape = tuple(x if x == y else 0 for x, y in zip(a, b))
+    data = partials[0]
+    if node.op.name in _SLICES and data is not None and len(data) == len(shape):
+        shape = tuple(0 if d == 0 else s for d, s in zip(data, shape))
+    return shape
 
 
 def _named(sym, args, kwargs):
