@@ -2489,6 +2489,23 @@ def case_inplace_out_view_writes_base(mx, nd, np):
 # 15. indexing (__getitem__)
 # ---------------------------------------------------------------------------
 
+def case_index_tuple_inside_key_is_a_sequence(mx, nd, np):
+    x = nd.array(np.arange(4 * 6 * 5 * 5).reshape(4, 6, 5, 5))
+    return x[[1, 2], 3:5, (2, 3), [3, 4]]
+
+
+def case_setitem_value_with_leading_ones(mx, nd, np):
+    x = nd.zeros((3, 4, 5, 5), dtype="int32")
+    x[:, :, 1, 2] = nd.array(np.arange(4).reshape(1, 1, 1, 4), dtype="int32")
+    return x
+
+
+def case_topk_mask_over_all_axes_keeps_the_shape(mx, nd, np):
+    a = nd.array([[3, 1, 2], [6, 5, 4]])
+    return [nd.topk(a, axis=None, ret_typ="mask", k=2), nd.topk(a, axis=None, k=2),
+            nd.topk(a, axis=None, ret_typ="value", k=2)]
+
+
 def case_index_int(mx, nd, np):
     return _a46(nd)[1]
 

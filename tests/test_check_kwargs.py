@@ -19,7 +19,7 @@ SOURCE = textwrap.dedent('''
     y = nd.relu(x, blah=3)
     s = mx.sym.FullyConnected(mx.sym.Variable("d"), num_hidden=3, lr_mult=2, quux=1,
                               __wd_mult__="0", name="fc")
-    r = mx.sym.Reshape(mx.sym.Variable("d"), target_shape=(2,))
+    r = mx.sym.Reshape(mx.sym.Variable("d"), shape=(2,), order="C")
     m = mx.mod.Module(s, context=mx.cpu(), zzz=1)
     m.bind(data_shapes=[("d", (2, 4))], for_training=False, nonsense=True)
     opts = {"shuffle": False}
@@ -37,8 +37,8 @@ FLAGGED = {
     "nd.ones(bar=...)": "mxnet.nd.ones (operator _ones) does not take the keyword 'bar'",
     "mx.sym.FullyConnected(quux=...)":
         "mxnet.sym.FullyConnected (operator FullyConnected) does not take the keyword 'quux'",
-    "mx.sym.Reshape(target_shape=...)":
-        "mxnet.sym.Reshape (operator Reshape) does not take the keyword 'target_shape'",
+    "mx.sym.Reshape(order=...)":
+        "mxnet.sym.Reshape (operator Reshape) does not take the keyword 'order'",
     "mx.mod.Module(zzz=...)": "xnd's mxnet.mod.Module does not take the keyword 'zzz'",
     "m.bind(nonsense=...)": "xnd's mxnet.mod.Module.bind does not take the keyword 'nonsense'",
     "F.Activation(slope=...)": "mxnet.nd.Activation (operator Activation) and "
@@ -85,7 +85,7 @@ def test_flagged_calls_fail_in_xnd_and_accepted_ones_run():
     bad = [lambda: mx.io.NDArrayIter(mx.nd.ones((4, 2)), batch_size=2, foo=2),
            lambda: mx.nd.ones((2, 3), bar=1),
            lambda: mx.sym.FullyConnected(d, num_hidden=3, quux=1),
-           lambda: mx.sym.Reshape(d, target_shape=(2,)),
+           lambda: mx.sym.Reshape(d, shape=(2,), order="C"),
            lambda: mx.mod.Module(d, zzz=1),
            lambda: mx.nd.Activation(mx.nd.ones((2,)), act_type="relu", slope=1)]
     for call in bad:

@@ -896,7 +896,7 @@ def _index_plan(shape, key, ctx):
     for k in key:
         if isinstance(k, NDArray):
             frozen.append(("a", len(arrays))); arrays.append(k); basic = False
-        elif isinstance(k, (list, np.ndarray)) and not isinstance(k, str):
+        elif isinstance(k, (list, tuple, np.ndarray)):  # a tuple inside the key: a sequence
             arr = np.asarray(k)
             if arr.dtype == object:
                 raise IndexError(f"unsupported index {k!r}")

@@ -221,7 +221,9 @@ def _topk_visible(attrs):
 def topk(data, *, axis: optional(Int) = -1, k: Int = 1,
          ret_typ: choice("value", "indices", "mask", "both") = "indices",
          is_ascend: Bool = False, dtype: Dtype = "float32"):
-    """Top k along ``axis`` (descending unless is_ascend); indices in ``dtype`` (float32)."""
+    """Top k along ``axis`` (descending unless is_ascend); indices in ``dtype`` (float32).
+    With ``axis=None`` over the flattened data; the mask then has the data's shape."""
+    shape = data.shape
     if axis is None:
         data, axis = data.reshape(-1), 0
     if not -data.ndim <= axis < data.ndim:
@@ -247,4 +249,4 @@ def topk(data, *, axis: optional(Int) = -1, k: Int = 1,
     # 1 where an index was picked (jnp.put_along_axis, but that needs jax >= 0.4.31)
     picked = jnp.moveaxis(idx, axis, -1)[..., :, None] == jnp.arange(data.shape[axis],
                                                                       dtype=idx.dtype)
-    return jnp.moveaxis(jnp.any(picked, axis=-2).astype(data.dtype), -1, axis)
+    return jnp.moveaxis(jnp.any(picked, axis=-2).astype(data.dtype), -1, axis).reshape(shape)
