@@ -1213,6 +1213,29 @@ def case_proposal_gradient_is_zero_for_any_head(mx, np):
     return out
 
 
+def case_creation_ops_sized_by_their_consumers(mx, np):
+    out = []
+    for a, b in (((2, 3), (-1, -1)), ((2, -1), (3, -1))):
+        s = mx.sym.ones(shape=a) + mx.sym.transpose(mx.sym.full(shape=b, val=2))
+        out += [list(s.infer_shape()), s.bind(mx.cpu(), args={}).forward()[0]]
+    x = mx.sym.var("x")
+    s = mx.sym.zeros(shape=(-1, 4)) + x
+    out += [list(s.infer_shape(x=(3, 4))),
+            s.bind(mx.cpu(), args={"x": mx.nd.ones((3, 4))}).forward()[0],
+            list(mx.sym.ones(shape=(-1, 2)).infer_shape_partial())]
+    return out
+
+
+def case_creation_op_of_unknown_dims_alone_raises(mx, np):
+    return mx.sym.ones(shape=(-1, 2)).bind(mx.cpu(), args={}).forward()[0].asnumpy()
+
+
+def case_tojson_text_writes_attributes_sorted(mx, np):
+    x = mx.sym.var("x", shape=(2, 3), lr_mult=2.0, dtype="float32")
+    s = mx.sym.Convolution(x, kernel=(1, 1), num_filter=4, stride=(1, 1), pad=(0, 0), name="c")
+    return [mx.sym.full((2, 2), 3, name="f").tojson(), s.tojson()]
+
+
 def case_shape_identity_like_rhs(mx, np):
     x, y = mx.sym.var("x"), mx.sym.var("y")
     s = mx.sym._internal._identity_with_attr_like_rhs(x, y)

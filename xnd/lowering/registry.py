@@ -148,7 +148,9 @@ class Op:
             else:
                 attrs[n] = p.default
         if not self.inputs and attrs.get("shape") is not None:  # a creation op: checked first
-            check_size(self.name, attrs["shape"], attrs.get("dtype") or "float32", "requested")
+            # (-1: a dim a graph infers from the op's consumers; running it unknown fails)
+            check_size(self.name, [0 if d == -1 else d for d in attrs["shape"]],
+                       attrs.get("dtype") or "float32", "requested")
         return attrs
 
     def n_outputs(self, attrs):

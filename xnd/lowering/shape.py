@@ -410,19 +410,28 @@ def arange_like(data, *, start: float = 0.0, step: float = 1.0, repeat: Int = 1,
     return r.reshape(data.shape) if axis is None else r
 
 
+def _sized(op, shape):
+    """A creation op's shape, which must be known when it runs: in a graph, -1 dims are
+    inferred from the op's consumers (symbol/infer.py) before the executor runs it."""
+    if -1 in shape:
+        raise MXNetError(f"Operator {op}: shape {tuple(shape)} has unknown (-1) dims: Shape dim "
+                         f"size cannot be a negative value -1")
+    return shape
+
+
 @register("_zeros", "zeros")
 def zeros(*, shape: Shape = (), dtype: Dtype = "float32"):
-    return jnp.zeros(shape, dtype)
+    return jnp.zeros(_sized("_zeros", shape), dtype)
 
 
 @register("_ones", "ones")
 def ones(*, shape: Shape = (), dtype: Dtype = "float32"):
-    return jnp.ones(shape, dtype)
+    return jnp.ones(_sized("_ones", shape), dtype)
 
 
 @register("_full", "full")
 def full(*, shape: Shape = (), value: float = 0.0, dtype: Dtype = "float32"):
-    return _cast(jnp.full(shape, value, jnp.float64), dtype)
+    return _cast(jnp.full(_sized("_full", shape), value, jnp.float64), dtype)
 
 
 @register("_arange", "arange")

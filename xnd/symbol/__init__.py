@@ -145,6 +145,14 @@ hypot = _scalar_binary("hypot", "_hypot", "_hypot_scalar", "_hypot_scalar", "_hy
 
 
 
+def full(shape, val, dtype=None, **kwargs):
+    """MXNet's symbol.full: a ``_full`` node of ``shape`` filled with ``val`` (float32 unless
+    ``dtype``)."""
+    name = kwargs.pop("name", None)
+    return _create("_full", [], dict(kwargs, shape=shape, value=float(val),
+                                     dtype=dtype or "float32"), name, "_full")
+
+
 def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
     """MXNet's symbol.split_v2: a ``_split_v2`` node, into ``sections`` equal parts (an int)
     or at the given indices (a tuple; stored with MXNet's leading 0)."""

@@ -12,7 +12,7 @@ what the user reads back: the optimized graph.
 import os
 
 from ..lowering import registry
-from .graph import Node, graph_pass, topo
+from .graph import Node, rebuild
 
 
 def enabled(environ=os.environ):
@@ -24,30 +24,23 @@ def _mergeable(node):
     return node.op is not None and not node.op.rng and not node.op.mutates
 
 
-@graph_pass
 def eliminate_common_expr(outputs):
     """The output entries of an equivalent graph with common subexpressions merged."""
-    new = {}    # id(old node) -> node of the new graph
-    seen = {}   # (op, attributes, input entries) -> node
-    for n in topo(outputs):
-        if n.op is None:
-            new[id(n)] = n
-            continue
-        ins = [(new[id(src)], i) for src, i in n.inputs]
+    seen = {}   # (op, attributes, input entries) -> node of the new graph
+
+    def merge(n, ins):
+        if not _mergeable(n):
+            return None
         key = (n.op.name, tuple(sorted(n.attrs.items())), tuple((id(s), i) for s, i in ins))
-        if _mergeable(n) and key in seen:
-            new[id(n)] = seen[key]
-            continue
-        same = all(a is b for (a, _), (b, _) in zip(ins, n.inputs))
-        m = n if same else Node(n.op, n.name, n.attrs, ins)
-        if _mergeable(n):
-            seen[key] = m
-        new[id(n)] = m
+        if key not in seen:
+            same = all(a is b for (a, _), (b, _) in zip(ins, n.inputs))
+            seen[key] = n if same else Node(n.op, n.name, n.attrs, ins)
+        return seen[key]
     result, used = [], set()
-    for src, i in outputs:
-        entry = (new[id(src)], i)
-        if (id(entry[0]), i) in used:  # an output twice: isolated by a copy
-            entry = (Node(registry.get("_copy"), f"{entry[0].name}_{i}_copy", {}, [entry]), 0)
+    for entry in rebuild(outputs, merge):
+        if (id(entry[0]), entry[1]) in used:  # an output twice: isolated by a copy
+            entry = (Node(registry.get("_copy"), f"{entry[0].name}_{entry[1]}_copy", {},
+                          [entry]), 0)
         used.add((id(entry[0]), entry[1]))
         result.append(entry)
     return result

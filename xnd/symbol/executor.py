@@ -27,7 +27,7 @@ from ..lowering.dtypes import NOT_REAL_ERRORS, as_real, real_run
 from . import cse as _cse
 from . import rewrite as _rewrite
 from . import layout as _layout
-from .infer import eval_node, node_call
+from .infer import complete_creations, eval_node, node_call
 from .graph import aux_nodes, topo
 
 # graph json -> GraphFunction: every graph an executor still holds (weakly), and the most
@@ -344,7 +344,10 @@ class Executor(BoundArrays):
     def __init__(self, sym, ctx, args, grads, reqs, aux):
         self._symbol = sym
         self._ctx = ctx
-        self._graph = graph_function(sym)
+        # creation ops of unknown (-1) dims run at the shapes inferred from their consumers
+        run = complete_creations(sym, {n: a.shape for n, a in zip(sym.list_arguments(), args)
+                                       if a is not None})
+        self._graph = graph_function(sym if run is sym._outputs else type(sym)(run))
         self._arg_names = sym.list_arguments()
         self._aux_names = sym.list_auxiliary_states()
         self.arg_arrays, self.grad_arrays, self.aux_arrays = args, grads, aux

@@ -103,6 +103,25 @@ def topo(entries):
     return order
 
 
+@graph_pass
+def rebuild(outputs, replace):
+    """The output entries of a copy of a graph where ``replace(node, inputs)`` gives each op
+    node's stand-in: ``inputs`` are the node's input entries in the new graph; returning
+    ``None`` keeps the node (copied only when one of its inputs changed). Variables stay."""
+    new = {}
+    for n in topo(outputs):
+        if n.op is None:
+            new[id(n)] = n
+            continue
+        ins = [(new[id(src)], i) for src, i in n.inputs]
+        m = replace(n, ins)
+        if m is None:
+            same = all(a is b for (a, _), (b, _) in zip(ins, n.inputs))
+            m = n if same else Node(n.op, n.name, n.attrs, ins)
+        new[id(n)] = m
+    return [(new[id(n)], i) for n, i in outputs]
+
+
 def aux_nodes(nodes):
     """Variable nodes that feed an auxiliary-state slot."""
     aux = set()

@@ -138,6 +138,13 @@ def propagate(sym, shapes, dtypes, is_train=False):
                     if shape is not None:
                         define(n, shape, dtypes.get(n.name) or _declared_dtype(n) or np.float32)
                 continue
+            if _unsized(n) is not None and (id(n), 0) not in out:
+                want = _merge(targets.get((id(n), 0)), _unsized(n))
+                if 0 in want:
+                    partial[id(n)] = want
+                else:
+                    out[(id(n), 0)] = eval_node(sized(n, want), [], is_train)[0]
+                continue
             ins = [out.get((id(src), i)) for src, i in n.inputs]
             if any(s is None for s in ins) and n.op.param_shapes is not None:
                 given = [tuple(s.shape) if s is not None else partial.get(id(src))
@@ -167,6 +174,45 @@ def propagate(sym, shapes, dtypes, is_train=False):
                     partial[id(n)] = shape
     propagate.partial = partial
     return nodes, out
+
+
+# creation ops whose ``shape`` may hold -1s, dims MXNet infers from the op's consumers
+# (``mx.sym.ones(shape=(-1, -1)) + x``); the executor runs them at the inferred shape
+_CREATION = frozenset({"_zeros", "_ones", "_full"})
+
+
+def _unsized(node):
+    """A creation node's shape with its unknown (-1) dims as 0s, or None when fully given."""
+    if node.op.name not in _CREATION or node.inputs:
+        return None
+    shape = tuple(node.params().get("shape") or ())
+    return tuple(0 if d == -1 else d for d in shape) if -1 in shape else None
+
+
+def sized(node, shape):
+    """A copy of a creation node with its inferred shape."""
+    from .graph import Node
+    return Node(node.op, node.name, {**node.attrs, "shape": str(tuple(shape))})
+
+
+def complete_creations(sym, shapes):
+    """``sym``'s output entries with every creation node of unknown dims run at its inferred
+    shape (the entries unchanged when there is none); ``shapes``: the arguments' shapes."""
+    from .graph import rebuild
+    nodes = topo(sym._outputs)
+    if not any(n.op is not None and _unsized(n) is not None for n in nodes):
+        return sym._outputs
+    _, out = propagate(sym, shapes, _variable_dtypes(sym))
+
+    def fill(n, ins):
+        if _unsized(n) is None:
+            return None
+        s = out.get((id(n), 0))
+        if s is None:
+            raise MXNetError(f"Error in operator {n.name}: cannot infer the unknown dims of "
+                             f"shape {tuple(n.params()['shape'])} from its consumers")
+        return sized(n, s.shape)
+    return rebuild(sym._outputs, fill)
 
 
 def _partly(src, i, partial, targets):
@@ -313,6 +359,7 @@ def _backward(nodes, out, partial, targets, define, dtypes, is_train):
                 grew = True
             else:
                 targets[(id(var), i)] = _merge(targets.get((id(var), i)), shape)
+                grew = grew or _unsized(var) is not None  # a creation op can now be sized
     return grew
 
 

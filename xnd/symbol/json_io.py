@@ -83,7 +83,8 @@ def _inputs(n, index):
 def _node_doc(n, index):
     """One node as a JSON object, with its body as ``"subgraphs"`` (MXNet's layout)."""
     d = {"op": "null" if n.op is None else n.op.name, "name": n.name}
-    attrs = {str(k): str(v) for k, v in n.attrs.items() if k != SUBGRAPH_KEY}
+    # sorted, as nnvm writes them (its node attributes are a std::map)
+    attrs = {str(k): str(v) for k, v in sorted(n.attrs.items()) if k != SUBGRAPH_KEY}
     if attrs:
         d["attrs"] = attrs
     d["inputs"] = _inputs(n, index)
@@ -115,7 +116,7 @@ def to_json(sym):
             out_nodes.append(_dump(_node_doc(n, index), 2))
         else:
             out_nodes.append(_node_text("null" if n.op is None else n.op.name, n.name,
-                                        {str(k): str(v) for k, v in n.attrs.items()},
+                                        {str(k): str(v) for k, v in sorted(n.attrs.items())},
                                         _inputs(n, index)))
         row_ptr.append(row_ptr[-1] + n.num_outputs())
     text = "[\n" + ", \n".join("    " + t for t in out_nodes) + "\n  ]" if out_nodes else "[]"
