@@ -2,12 +2,14 @@
 tests/make_monitor_goldens.py).  xnd reports forward outputs, arguments, aux states and the
 backward nodes' gradients; with monitor_all, MXNet's backward-node input rows and BatchNorm's
 hidden mean/var outputs are the documented gaps."""
+import ctypes
 import json
 import os
 import re
 import sys
 
 import numpy as np
+import pytest
 
 import xnd as mx
 
@@ -49,11 +51,13 @@ def test_interval_pattern_sort_and_list_stats():
 
 
 def test_monitor_all_adds_operator_inputs():
-    # every xnd row is, in order, a row of MXNet's (which also repeats variables and has the
-    # backward nodes); Activation's input is 'relu1_data' in xnd, 'relu1_input0' in MXNet
+    # every xnd row is, in order, a row of MXNet's (which also has the backward nodes' inputs);
+    # a variable input comes by its own name first; Activation's input is 'relu1_data' in
+    # xnd, 'relu1_input0' in MXNet
     want, pos = G["train_all"], 0
     names = [n for _, n, _ in GOT["train_all"]]
-    assert names[:4] == ["fc1_data", "fc1_weight", "fc1_bias", "fc1_output"]
+    assert names[:7] == [n for _, n, _ in want[:7]] == [
+        "data", "fc1_data", "fc1_weight", "fc1_weight", "fc1_bias", "fc1_bias", "fc1_output"]
     for _, n, t in GOT["train_all"]:
         n = {"relu1_data": "relu1_input0"}.get(n, n)
         pos = next(i for i in range(pos, len(want)) if want[i][1] == n)
@@ -64,6 +68,26 @@ def test_monitor_all_adds_operator_inputs():
                                    err_msg=n)
         pos += 1
     assert "bn_moving_mean" in names and "softmax_label" in names
+
+
+def test_reshaped_module_keeps_the_monitor_and_handles_cast_back():
+    # mx.monitor's idiom: a callback casts the array to an NDArrayHandle and back
+    seen = {}
+
+    def callback(name, arr):
+        arr = mx.nd.NDArray(ctypes.cast(arr, mx.base.NDArrayHandle), writable=False)
+        seen[name.decode()] = arr.shape
+    data = mx.sym.Variable("data", shape=(1, 3, 4, 4))
+    mod = mx.mod.Module(mx.sym.Convolution(data, kernel=(1, 1), num_filter=2, name="conv"),
+                        label_names=None)
+    mod.bind(for_training=False, data_shapes=[("data", (1, 3, 4, 4))])
+    mod.init_params()
+    mod._exec_group.execs[0].set_monitor_callback(callback, monitor_all=True)
+    mod.forward(mx.io.DataBatch([mx.nd.ones((1, 3, 4, 6))]), is_train=False)
+    assert seen == {"data": (1, 3, 4, 6), "conv_data": (1, 3, 4, 6), "conv_weight": (2, 3, 1, 1),
+                    "conv_bias": (2,), "conv_output": (1, 2, 4, 6)}
+    with pytest.raises(mx.base.MXNetError, match="no C library"):
+        mx.nd.NDArray(ctypes.c_void_p(12345))
 
 
 def test_monitor_on_a_bound_executor():

@@ -40,7 +40,7 @@ def test_ctypes_names_raise_no_c_library():
     """An extension of MXNet's surface (docs/porting.md): the ctypes bridge exists by name
     but raises MXNetError saying that xnd has no C library."""
     for call in (lambda: mx.base.check_call(0), lambda: mx.base.c_str("x"),
-                 lambda: mx.base._LIB.MXGetVersion, lambda: mx.base.NDArrayHandle()):
+                 lambda: mx.base._LIB.MXGetVersion, lambda: mx.base.SymbolHandle()):
         with pytest.raises(mx.base.MXNetError, match="no C library"):
             call()
 

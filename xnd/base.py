@@ -9,6 +9,7 @@ xnd provides the first half as MXNet has it. xnd has no C library, so every
 name of the second half exists but raises an MXNetError saying so when it is
 used (`xnd check` lists such uses; see porting/check.py).
 """
+import ctypes
 import inspect as _inspect
 import os as _os
 import platform as _platform
@@ -281,8 +282,15 @@ HANDLE_NAMES = ("NDArrayHandle", "FunctionHandle", "OpHandle", "CachedOpHandle",
                 "SymbolHandle", "ExecutorHandle", "DataIterCreatorHandle", "DataIterHandle",
                 "KVStoreHandle", "RecordIOHandle", "RtcHandle", "CudaModuleHandle",
                 "CudaKernelHandle", "ProfileHandle", "DLPackHandle")
-for _name in HANDLE_NAMES:
+for _name in HANDLE_NAMES[1:]:
     globals()[_name] = type(_name, (_Handle,), {"__doc__": _Handle.__doc__})
+
+
+class NDArrayHandle(ctypes.c_void_p):
+    """MXNet's NDArrayHandle, a ``c_void_p``: monitor callbacks (mx.monitor's own idiom) turn
+    the array they get into one with ``ctypes.cast(array, NDArrayHandle)`` and back with
+    ``NDArray(handle)``; an xnd array casts to a handle of itself. Nothing in xnd takes it
+    to C: the calls that would (``_LIB``, ``check_call``) raise."""
 mx_int, mx_uint, mx_float, mx_float_p = (type(n, (_Handle,), {}) for n in
                                          ("mx_int", "mx_uint", "mx_float", "mx_float_p"))
 del _name, _cls

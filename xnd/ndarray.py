@@ -12,6 +12,7 @@ Every operator goes through ``invoke``: registry op, frozen attributes, the
 cached jitted kernel, then (when recording) the autograd hook in ``STATE``.
 """
 import collections
+import ctypes
 import math
 import numbers
 import threading
@@ -97,6 +98,7 @@ def _wrap_results(values, ctx):
 
 
 _SCALARS = (numbers.Number, np.bool_)
+_HANDLES = weakref.WeakValueDictionary()  # id -> array, for handles given out (_as_parameter_)
 
 
 class NDArray:
@@ -105,6 +107,27 @@ class NDArray:
     __slots__ = ("_data", "_ctx", "_base", "_offset", "_shape", "_src", "_grad", "_grad_req",
                  "_ag", "_shared", "_fresh", "__weakref__")
     __array_priority__ = 1000.0  # numpy defers `np_array + nd_array` to us (we raise TypeError)
+
+    def __init__(self, handle, writable=True):
+        """MXNet's ``NDArray(handle)``. xnd has no C handles: the only ones are those
+        ``ctypes.cast(array, NDArrayHandle)`` makes of an xnd array, as monitor callbacks do
+        (mx.monitor's own idiom), and the result is a view of that array."""
+        src = _HANDLES.get(getattr(handle, "value", handle))
+        if src is None:
+            raise MXNetError(f"NDArray({handle!r}): xnd has no C library; an NDArray can only "
+                             f"be made from the handle of an xnd array (ctypes.cast(array, "
+                             f"NDArrayHandle))")
+        v = src._view(0, src.shape)
+        for k in ("_data", "_ctx", "_base", "_offset", "_shape", "_src", "_grad", "_ag",
+                  "_shared"):
+            setattr(self, k, getattr(v, k))
+
+    @property
+    def _as_parameter_(self):
+        """What ctypes passes for this array (``ctypes.cast(array, NDArrayHandle)``): a handle
+        ``NDArray(handle)`` turns back into this array."""
+        _HANDLES[id(self)] = self
+        return ctypes.c_void_p(id(self))
 
     @property
     def _fresh_grad(self):

@@ -575,6 +575,7 @@ class Executor(BoundArrays):
         aux = [_fit(a, s, self._ctx) for a, s in zip(self.aux_arrays, aux_shapes)]
         new = Executor(self._symbol, self._ctx, args, grads, list(self._reqs), aux)
         new.outputs = [_fit(o, sh, self._ctx) for o, sh in zip(self.outputs, out_shapes)]
+        new._monitor, new._monitor_all = self._monitor, self._monitor_all  # MXNet keeps it too
         return new
 
 
@@ -675,7 +676,8 @@ def run_monitor(symbol, callback, monitor_all, arg_names, args, aux_names, aux, 
     """An installed monitor callback (``Executor.set_monitor_callback``) sees every operator
     output of a forward, as ``callback(b'<node>_<output>', NDArray)`` in graph order (the
     name as bytes, as MXNet's C callback gives it; the array an NDArray, not a raw handle),
-    and with ``monitor_all`` each operator's inputs first, as ``b'<node>_<input slot>'``.  The values
+    and with ``monitor_all`` each operator's inputs first, as ``b'<node>_<input slot>'``
+    (a variable's preceded by ``b'<variable>'``).  The values
     come from one extra jitted run of the graph's internals (only while the monitor wants
     them); ``run_backward_monitor`` adds MXNet's backward-node entries."""
     if not _wanted(callback):
@@ -686,6 +688,8 @@ def run_monitor(symbol, callback, monitor_all, arg_names, args, aux_names, aux, 
         if monitor_all:
             for j, (src, k) in enumerate(n.inputs):
                 v = var_vals[src.name] if src.op is None else values[(id(src), k)]
+                if src.op is None:  # MXNet names a variable input by itself first
+                    callback(src.name.encode(), _wrap(v, ctx))
                 callback(("%s_%s" % (n.name, n.input_slot(j))).encode(), _wrap(v, ctx))
         for i, name in enumerate(n.output_names()):
             callback(name.encode(), _wrap(values[(id(n), i)], ctx))

@@ -242,6 +242,8 @@ def bind_exec(module, data_shapes, label_shapes, shared_exec=None, base=None):
     exe._fixg = _fixed_gamma_args(exe._graph, arg_names)
     exe._data_idx = [arg_names.index(d.name) for d in data_shapes]
     exe._label_idx = [arg_names.index(d.name) for d in label_shapes or []]
+    if base is not None:  # a reshape keeps the monitor set on the executor, as MXNet's does
+        exe._monitor, exe._monitor_all = base._monitor, base._monitor_all
     return exe
 
 
