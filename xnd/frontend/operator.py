@@ -15,12 +15,20 @@ The JAX side (host callback inside compiled graphs, custom gradient) is
 ``xnd.lowering.custom``; this module is the Python host it calls.
 """
 import collections
+import ctypes
 import itertools
 import threading
+import traceback
+import warnings
+from array import array
 
 import numpy as np
 
 from .. import engine as _engine
+from .. import base as _base
+from .. import context as _context
+from .. import symbol as _symbol
+from ..ndarray import NDArray as _NDArray
 from ..base import MXNetError
 from ..context import current_context
 from ..lowering import custom as _custom
@@ -29,6 +37,19 @@ from ..serialization import DTYPE_CODES
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators",
            "get_operator_arguments", "OperatorArguments",
            "PythonOp", "NumpyOp", "NDArrayOp"]
+# MXNet's operator.py has no __all__, so `from mxnet.operator import *` also gives the names
+# it imports; MXNet's tests use them (test_operator's monitor callback calls ctypes.cast)
+_STAR_IMPORTED = {
+    "traceback": traceback, "warnings": warnings, "collections": collections, "array": array,
+    "Lock": threading.Lock, "ctypes": ctypes, **{n: getattr(ctypes, n) for n in (
+        "CFUNCTYPE", "POINTER", "Structure", "pointer", "c_void_p", "c_int", "c_char",
+        "c_char_p", "cast", "c_bool")},
+    **{n: getattr(_base, n) for n in (
+        "check_call", "c_array", "c_array_buf", "mx_int", "OpHandle", "c_str", "mx_uint",
+        "mx_float", "ctypes2numpy_shared", "NDArrayHandle", "py_str")},
+    "NDArray": _NDArray, "symbol": _symbol, "context": _context}
+globals().update(_STAR_IMPORTED)
+__all__ += sorted(_STAR_IMPORTED)
 
 _PROPS = {}  # registered name -> CustomOpProp subclass
 

@@ -108,6 +108,8 @@ def collect():
             if isinstance(obj, types.ModuleType):
                 continue
             owner = getattr(obj, "__module__", None) or ""
+            if attr in getattr(module, "_STAR_IMPORTED", ()):
+                continue  # names MXNet's module star-exports only because it imports them
             exported = attr in (getattr(module, "__all__", None) or ())
             # defined in this module (or below it), or exported by its __all__: not the names
             # a module merely imports for its own use
