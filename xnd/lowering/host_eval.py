@@ -45,7 +45,9 @@ def _bcast_to(x, shape):
     return np.broadcast_to(x, tuple(s if t == 0 else t for s, t in zip(x.shape, shape)))
 
 
-def _reshape(x, shape, reverse):
+def _reshape(x, shape, reverse, target_shape=(), keep_highest=False):
+    if target_shape and not shape:
+        raise _NotHost                   # the deprecated form: the kernel's rules
     from .shape import infer_reshape
     return x.reshape(infer_reshape("Reshape", x.shape, shape, reverse))
 
