@@ -303,7 +303,7 @@ class CosineEmbeddingLoss(Loss):
         x_norm = F.reshape(F.norm(x, axis=axis), shape=(-1, 1))
         y_norm = F.reshape(F.norm(y, axis=axis), shape=(-1, 1))
         x_dot_y = F.reshape(F.sum(x * y, axis=axis), shape=(-1, 1))
-        eps_arr = F.array([1e-12]) if _is_nd(F) else F.full(shape=(1, 1), value=1e-12)
+        eps_arr = F.array([1e-12]) if _is_nd(F) else F.full((1, 1), 1e-12)
         return x_dot_y / F.broadcast_maximum(x_norm * y_norm, eps_arr)
 
 
