@@ -14,6 +14,7 @@ from ..base import MXNetError
 from .attrs import Bool, Dtype, Float, Int, IntOrShape, choice, optional
 from .elemwise import mx_abs
 from .registry import register
+from . import stdsort
 
 
 def reduce_axes(op, ndim, axis, exclude=False):
@@ -166,51 +167,22 @@ def argmax_channel(data):
     return jnp.argmax(data, axis=-1).astype(data.dtype)
 
 
-def _sorted_idx(data, axis, is_ascend):
-    return jnp.argsort(data if is_ascend else -data, axis=axis, stable=True)
-
-
 @register("sort")
 def sort(data, *, axis: optional(Int) = -1, is_ascend: Bool = True):
+    """MXNet's CPU order (``stdsort``): equal values and NaN stay where its introsort puts
+    them."""
     if axis is None:
         data, axis = data.reshape(-1), 0
-    s = jnp.sort(data, axis=axis)
-    return s if is_ascend else jnp.flip(s, axis=axis)
+    n = data.shape[axis]
+    return jnp.take_along_axis(data, stdsort.order(data, axis, is_ascend, n), axis=axis)
 
 
 @register("argsort")
 def argsort(data, *, axis: optional(Int) = -1, is_ascend: Bool = True, dtype: Dtype = "float32"):
+    """Indices in MXNet's CPU order (``stdsort``), as ``dtype``."""
     if axis is None:
         data, axis = data.reshape(-1), 0
-    return _sorted_idx(data, axis, is_ascend).astype(dtype)
-
-
-_INSERTION = 16  # rows up to this long are insertion-sorted by MXNet's std::sort (libstdc++)
-
-
-def _insertion_order(data, axis, is_ascend):
-    """The order MXNet's CPU topk gives for a short row: libstdc++'s insertion sort, whose
-    comparisons with NaN are all false. It is stable, so without NaN it is the stable sort;
-    with NaN it reproduces MXNet: topk([1, nan, 3, 2], k=2) is indices [2, 0]."""
-    v = jnp.moveaxis(data, axis, -1)
-    ix = jnp.broadcast_to(jnp.arange(v.shape[-1]), v.shape)
-
-    def comp(a, b):
-        return a < b if is_ascend else a > b
-    for i in range(1, v.shape[-1]):
-        val, vi = v[..., i:i + 1], ix[..., i:i + 1]
-        front = comp(val, v[..., :1])
-        j = jnp.arange(i)
-        last = jnp.max(jnp.where(~comp(val, v[..., :i]), j, -1), axis=-1, keepdims=True)
-        pos = jnp.where(front, 0, last + 1)
-        p = jnp.arange(i + 1)
-        prev_v = jnp.concatenate([v[..., :1], v[..., :i]], axis=-1)
-        prev_i = jnp.concatenate([ix[..., :1], ix[..., :i]], axis=-1)
-        head_v = jnp.where(p < pos, v[..., :i + 1], jnp.where(p == pos, val, prev_v))
-        head_i = jnp.where(p < pos, ix[..., :i + 1], jnp.where(p == pos, vi, prev_i))
-        v = jnp.concatenate([head_v, v[..., i + 1:]], axis=-1)
-        ix = jnp.concatenate([head_i, ix[..., i + 1:]], axis=-1)
-    return jnp.moveaxis(ix, -1, axis)
+    return stdsort.order(data, axis, is_ascend, data.shape[axis]).astype(dtype)
 
 
 def _topk_visible(attrs):
@@ -234,11 +206,7 @@ def topk(data, *, axis: optional(Int) = -1, k: Int = 1,
     k = n if k <= 0 else k
     if k > n:
         raise MXNetError(f"topk: k must be smaller than {n}, get k = {k}")
-    if k * 8 > n and n <= _INSERTION:
-        order = _insertion_order(data, axis, is_ascend)
-    else:
-        order = _sorted_idx(data, axis, is_ascend)
-    idx = lax.slice_in_dim(order, 0, k, axis=axis)
+    idx = stdsort.order(data, axis, is_ascend, k)   # std::sort, or partial_sort if k*8 <= n
     vals = jnp.take_along_axis(data, idx, axis=axis)
     if ret_typ == "value":
         return vals
