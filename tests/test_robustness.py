@@ -125,6 +125,40 @@ def test_huge_shapes_raise_cleanly_in_a_subprocess():
     assert res["simple_bind"].startswith("MXNetError: "), res["simple_bind"]
 
 
+_OOM_CHILD = r"""
+import json, resource, sys
+import xnd as mx
+vm = next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmSize"))
+limit = vm + 2 * 2 ** 30   # room for a few 256 MiB arrays, then allocations fail
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+res = {}
+for name, make in [("xla", lambda: mx.nd.random.uniform(shape=(2 ** 26,)) + 1),
+                   ("host", lambda: mx.nd.ones((2 ** 26,)) * 2)]:
+    held = []
+    try:
+        for _ in range(64):
+            held.append(make())
+            held[-1].wait_to_read()
+        res[name] = "no error"
+    except Exception as e:
+        res[name] = type(e).__name__ + ": " + str(e)[:300]
+    del held
+print(json.dumps(res))
+"""
+
+
+def test_memory_running_out_is_mxnets_error():
+    """Allocations that add up past the memory (each one small enough to pass the size check)
+    raise MXNet's "Failed to allocate CPU Memory" MXNetError, whether XLA's allocation fails
+    at the op or at the read, or numpy's on the host path."""
+    p = subprocess.run([sys.executable, "-c", _OOM_CHILD], capture_output=True, text=True,
+                       timeout=600)
+    assert p.returncode == 0, f"child died with {p.returncode}: {p.stderr[-2000:]}"
+    res = json.loads(p.stdout.strip().splitlines()[-1])
+    for name in ("xla", "host"):
+        assert res[name].startswith("MXNetError: Failed to allocate CPU Memory"), res
+
+
 @pytest.mark.parametrize("name", sorted(rc.JSON_CASES))
 def test_symbol_loader_rejects_what_mxnet_rejects(name):
     want = META["json"][name]
