@@ -248,7 +248,8 @@ class NDArray:
     # ---- conversion and printing ------------------------------------------------------
     def asnumpy(self):
         """A fresh, writable numpy copy (blocks until the value is computed)."""
-        return _read(self, np.array)
+        with registry.allocation_errors("reading an array"):
+            return np.array(self._val())
 
     def asscalar(self):
         if self.size != 1:
@@ -311,7 +312,8 @@ class NDArray:
 
     # ---- synchronisation ------------------------------------------------------------
     def wait_to_read(self):
-        _read(self, lambda v: v.block_until_ready())
+        with registry.allocation_errors("reading an array"):
+            self._val().block_until_ready()
 
     wait_to_write = wait_to_read
 
@@ -567,28 +569,6 @@ def _check_ctx(opname, first, other):
                          f"first argument is on {first._ctx} while another argument is on {other._ctx}")
 
 
-def out_of_memory(e):
-    """Whether ``e`` is a failed allocation: numpy's MemoryError, or XLA's "Out of memory
-    allocating N bytes" (RESOURCE_EXHAUSTED), which MXNet reports as the MXNetError "Failed
-    to allocate CPU Memory"."""
-    return isinstance(e, MemoryError) or (
-        isinstance(e, RuntimeError) and ("Out of memory" in str(e) or "RESOURCE_EXHAUSTED" in str(e)))
-
-
-def _read(x, what):
-    """``what(x._val())``, a failed allocation of the pending computation (XLA reports it at
-    the read) raised as MXNet's MXNetError."""
-    try:
-        return what(x._val())
-    except MXNetError:
-        raise
-    except (MemoryError, RuntimeError) as e:
-        if not out_of_memory(e):
-            raise
-        raise MXNetError(f"Failed to allocate CPU Memory: reading an array of shape "
-                         f"{x.shape}: {e}") from None
-
-
 def _describe(inputs):
     return ", ".join(f"{tuple(x.shape)} {np.dtype(x.dtype).name}" for x in inputs if x is not None)
 
@@ -658,14 +638,13 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
                 res = res[0]
     except MXNetError:
         raise
-    except (TypeError, ValueError, IndexError) as e:
-        raise MXNetError(f"Operator {op.name} failed on inputs [{_describe(inputs)}] with "
-                         f"attributes {attrs}: {e}") from None
-    except (MemoryError, RuntimeError) as e:
-        if not out_of_memory(e):
+    except (TypeError, ValueError, IndexError, MemoryError, RuntimeError) as e:
+        oom = registry.out_of_memory(e)
+        what = "Failed to allocate CPU Memory: operator" if oom else "Operator"
+        if what == "Operator" and not isinstance(e, (TypeError, ValueError, IndexError)):
             raise
-        raise MXNetError(f"Failed to allocate CPU Memory: operator {op.name} on inputs "
-                         f"[{_describe(inputs)}] with attributes {attrs}: {e}") from None
+        raise MXNetError(f"{what} {op.name} failed on inputs [{_describe(inputs)}] with "
+                         f"attributes {attrs}: {e}") from None
     if _engine.NAIVE:  # MXNET_ENGINE_TYPE=NaiveEngine: errors surface at the op
         _engine.sync(res)
     if type(res) is tuple or type(res) is list:

@@ -234,6 +234,30 @@ def _memory_bytes():
 MAX_BYTES = _memory_bytes()  # no single result may need more than the machine's memory
 
 
+def out_of_memory(e):
+    """Whether ``e`` is a failed allocation: numpy's MemoryError, or XLA's "Out of memory
+    allocating N bytes" (RESOURCE_EXHAUSTED), which MXNet reports as the MXNetError "Failed
+    to allocate CPU Memory"."""
+    return isinstance(e, MemoryError) or (not isinstance(e, MXNetError) and (
+        "Out of memory" in str(e) or "RESOURCE_EXHAUSTED" in str(e)))  # jaxlib 0.4.30: a ValueError
+
+
+class allocation_errors:
+    """A block in which a failed allocation (``out_of_memory``) is raised as MXNet's
+    MXNetError "Failed to allocate CPU Memory: <where>: ..."."""
+
+    def __init__(self, where):
+        self.where = where
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, typ, e, tb):
+        if e is not None and out_of_memory(e):
+            raise MXNetError(f"Failed to allocate CPU Memory: {self.where}: {e}") from None
+        return False
+
+
 def check_size(op, shape, dtype, what="output"):
     """The one size check before XLA: a negative dimension or a result over MXNet's element
     limit or the machine's memory is an MXNetError naming the op, never an abort in XLA."""
