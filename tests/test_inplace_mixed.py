@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from xnd import nd
+from xnd import _compat_jax, nd
 
 BIG = (1024, 1024)  # at the deferral threshold
 
@@ -69,7 +69,9 @@ def test_fresh_process_out_loop_then_setitem_runs_in_place(fresh_run):
     # consume); every later one is deferred and z[:] computes it in z's donated buffer
     assert r["consumed"] == [True] * 11
     assert r["buffers"] == 1                     # one buffer for z over the whole loop
-    assert r["live"] == [3] * 12                 # z, x, y: no extra array held
+    # z, x, y: no extra array held.  jaxlib 0.4.30's runtime itself keeps one more (no Python
+    # object refers to it; jax.live_arrays() lists it), the same one at every step
+    assert r["live"] == [3 if _compat_jax.JAX_VERSION >= (0, 4, 31) else 4] * 12
     assert r["value"] == 2048 * 2048 * 24.0      # 12 out= adds of 1, then 12 of y = 1
 
 

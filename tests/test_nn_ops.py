@@ -337,8 +337,8 @@ def test_lstm_state_clip():
     free = [np.asarray(a) for a in f(x, params, h0, c0, **kw)]
     wide = [np.asarray(a) for a in f(x, params, h0, c0, lstm_state_clip_min=-100.0,
                                      lstm_state_clip_max=100.0, **kw)]
-    for a, b in zip(free, wide):
-        np.testing.assert_array_equal(a, b)
+    for a, b in zip(free, wide):   # a clip that never acts; jaxlib 0.4.30 fuses it 1 ulp apart
+        np.testing.assert_allclose(a, b, rtol=2e-6, atol=1e-7)
     assert np.abs(free[2]).max() > 0.3
     out, hy, cy = (np.asarray(a) for a in f(x, params, h0, c0, lstm_state_clip_min=-0.3,
                                              lstm_state_clip_max=0.3, **kw))

@@ -129,3 +129,17 @@ def test_hybrid_forward_with_F_np_hybridizes_and_exports(env, tmp_path):
     loaded = SymbolBlock.imports(prefix + "-symbol.json", ["data"])
     for got, w in zip(loaded(x), want):
         onp.testing.assert_array_equal(got.asnumpy(), w)
+
+
+def test_spacing_and_in1d_on_every_numpy_and_jax():
+    """np.spacing from the bits (jax 0.4.30 has no jnp.spacing; XLA flushes nextafter's
+    subnormal differences) and np.in1d (numpy 2.4 removed it) exist and agree with numpy."""
+    np = mx.np
+    x = onp.array([0.0, 1.0, -1.0, 3.5, 1e-38, onp.inf, onp.nan,
+                   onp.finfo(onp.float32).max], onp.float32)
+    with onp.errstate(all="ignore"):
+        want = onp.spacing(x)
+    onp.testing.assert_array_equal(np.spacing(np.array(x)).asnumpy(), want)
+    assert np.spacing(np.array([0.0])).asnumpy()[0] == onp.float32(1.4e-45)
+    got = np.in1d(np.array([[1, 2], [3, 4]]), np.array([2, 3]))
+    assert got.asnumpy().tolist() == [False, True, True, False]

@@ -109,6 +109,9 @@ import jax  # noqa: E402  (after the check: an unsupported jaxlib may fail to im
 JAX_VERSION = version_tuple(jax.__version__)
 JIT_COMPILER_OPTIONS = "compiler_options" in inspect.signature(jax.jit).parameters
 PERSISTENT_CACHE = JAX_VERSION >= (0, 5)
+# jax 0.4.30 has no public optimization_barrier: there values go through unchanged (only a
+# program's speed depends on it)
+optimization_barrier = getattr(jax.lax, "optimization_barrier", lambda x: x)
 
 if hasattr(jax, "shard_map"):
     _shard_map = jax.shard_map

@@ -203,6 +203,22 @@ def _mean(a, axis=None, dtype=None, keepdims=False):
     return r if dtype is not None or _isfloat(a.dtype) else r.astype(_F32)
 
 
+def _spacing(x):
+    """numpy.spacing from the bits (the same on every jax: jax 0.4.30 has no jnp.spacing, and
+    XLA's flushing of subnormals would zero nextafter(x) - x near 0): the value of x's last
+    mantissa bit, with x's sign; inf at the largest finite value, NaN at inf and NaN."""
+    x = _cast_float(x)
+    fi = jnp.finfo(x.dtype)
+    m = int(fi.nmant)
+    u = {16: jnp.uint16, 32: jnp.uint32, 64: jnp.uint64}[fi.bits]
+    e = jax.lax.shift_right_logical(jax.lax.bitcast_convert_type(jnp.abs(x), u), u(m))
+    bits = jnp.where(e > m, jax.lax.shift_left(e - u(m), u(m)),
+                     jax.lax.shift_left(u(1), jnp.maximum(e, u(1)) - u(1)))
+    s = jax.lax.bitcast_convert_type(bits.astype(u), x.dtype)
+    s = jnp.where(jnp.abs(x) == fi.max, jnp.inf, jnp.where(jnp.isfinite(x), s, jnp.nan))
+    return jnp.where(jnp.signbit(x), -s, s).astype(x.dtype)
+
+
 def _getitem(data, *indices, index=()):
     return data[_thaw_index(index, indices)]
 
@@ -230,7 +246,7 @@ _PLAIN = ("argmax argmin argsort sort where clip round around concatenate stack 
           "nanargmin linspace logspace eye identity tri full full_like zeros_like ones_like "
           "empty_like meshgrid indices tril_indices triu_indices diag_indices_from "
           "tril_indices_from triu_indices_from atleast_1d atleast_2d atleast_3d append insert "
-          "delete isin nan_to_num copy real modf frexp divmod spacing i0 sinc trapz polyval "
+          "delete isin nan_to_num copy real modf frexp divmod i0 sinc trapz polyval "
           "polyadd polysub polymul vander blackman hamming hanning bartlett kaiser select "
           "choose unravel_index ravel_multi_index lexsort partition argpartition digitize "
           "resize ix_ convolve correlate packbits unpackbits unwrap apply_along_axis "
@@ -239,7 +255,16 @@ _PLAIN = ("argmax argmin argsort sort where clip round around concatenate stack 
 # data-dependent result shapes, computed on the host by numpy (mx.np's host functions)
 HOST_FUNCS = ("nonzero flatnonzero argwhere unique bincount histogram intersect1d union1d "
               "setdiff1d setxor1d in1d extract compress trim_zeros").split()
-HOST_FUNCS = [n for n in HOST_FUNCS if hasattr(onp, n)]  # numpy 2 dropped in1d
+
+
+def _in1d(ar1, ar2, assume_unique=False, invert=False):
+    """numpy.in1d, which numpy 2.4 removed (MXNet's mx.np has it): isin of the flattened
+    first array."""
+    return onp.isin(onp.ravel(ar1), ar2, assume_unique=assume_unique, invert=invert)
+
+
+# the numpy function behind each (the same on every numpy)
+HOST_NUMPY = {n: _in1d if n == "in1d" else getattr(onp, n) for n in HOST_FUNCS}
 
 NP_FUNCS = {}
 for _n in _BINARY:
@@ -255,6 +280,7 @@ for _n in _PLAIN:
         NP_FUNCS[_n] = (getattr(jnp, _n), "")
 NP_FUNCS.update({
     "mean": (_mean, ""),
+    "spacing": (_spacing, ""),
     "getitem": (_getitem, ""),
     "astype": (lambda a, dtype: a.astype(dtype), ""),
     "arange": (jnp.arange, ""),

@@ -282,7 +282,25 @@ def slice_(data, *, begin: OptShape, end: OptShape, step: OptShape = ()):
     if len(begin) > data.ndim or len(end) != len(begin):
         raise MXNetError(f"slice: begin {begin} and end {end} must have the same length <= ndim of "
                          f"{data.shape}")
-    return data[_slices("slice", data.shape, begin, end, step)]
+    return _strided(data, _slices("slice", data.shape, begin, end, step))
+
+
+def _strided(data, slices):
+    """``data[slices]`` as lax.rev and lax.slice: jax 0.4.30 turns strided indexing into a
+    gather, which neither runs on the host path (host_eval) nor is as cheap."""
+    rev, starts, limits, strides = [], [], [], []
+    for d, (sl, n) in enumerate(zip(slices, data.shape)):
+        b, e, st = sl.indices(n)
+        count = max(0, -(-(e - b) // st))
+        if st < 0:
+            rev.append(d)
+            b, st = n - 1 - b, -st
+        starts.append(b if count else 0)
+        limits.append(b + (count - 1) * st + 1 if count else 0)
+        strides.append(st)
+    if rev:
+        data = lax.rev(data, rev)
+    return lax.slice(data, starts, limits, strides)
 
 
 @register("slice_axis")

@@ -60,6 +60,14 @@ def _onednn_nan(x, out, log):
     return jnp.where(bad, jnp.nan, jnp.where(row, fixed, out)).astype(out.dtype)
 
 
-register("softmax")(_softmax_family("softmax", jax.nn.softmax, onednn=True))
+def _softmax(x, axis):
+    """``jax.nn.softmax``, whose row is all NaN where its sum is, as MXNet's
+    exp(x - max) / sum gives (softmax([inf, 1], temperature=2) is [nan, nan]): jaxlib 0.4.30's
+    fused kernel divided the 0 by the NaN sum into 0."""
+    out = jax.nn.softmax(x, axis=axis)
+    return jnp.where(jnp.isnan(jnp.sum(out, axis=axis, keepdims=True)), jnp.nan, out)
+
+
+register("softmax")(_softmax_family("softmax", _softmax, onednn=True))
 register("log_softmax")(_softmax_family("log_softmax", jax.nn.log_softmax, onednn=True))
-register("softmin")(_softmax_family("softmin", jax.nn.softmax, -1.0))
+register("softmin")(_softmax_family("softmin", _softmax, -1.0))

@@ -25,6 +25,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _compat_jax
+
 THRESHOLD = 16
 
 
@@ -276,7 +278,7 @@ def _device_order(rows, ascending, k):
         if ascending:   # top_k takes the largest: an order-reversing map (ints: ~x, no overflow)
             keys = -keys if jnp.issubdtype(keys.dtype, jnp.floating) else ~keys
         # the barrier keeps XLA's TopK: reading vals otherwise turns it into a whole sort
-        vals, idx = jax.lax.optimization_barrier(jax.lax.top_k(keys, k + 1))
+        vals, idx = _compat_jax.optimization_barrier(jax.lax.top_k(keys, k + 1))
         return idx[:, :k], jnp.any(vals[:, 1:] == vals[:, :-1])
     if ascending:
         idx = jnp.argsort(rows, axis=-1, stable=True)

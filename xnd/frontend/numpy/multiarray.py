@@ -108,7 +108,7 @@ def func(name, doc=None):
 def host_func(name):
     """An ``mx.np`` function whose result shape depends on the values (``unique``,
     ``nonzero`` ...): numpy computes it on the host; MXNet's float32 default applies."""
-    f = getattr(onp, name)
+    f = _lnp.HOST_NUMPY[name]
 
     def fn(*args, **kwargs):
         ins = []
