@@ -34,6 +34,9 @@ print(np.float is float, np.int is int, np.object is object, np.str is str,
 print(np.asscalar(np.array([2.5])), type(np.asscalar(mx.nd.array([3]).asnumpy())).__name__)
 print(np.bool is (np.bool_ if np.__version__ >= "2" else bool), np.long)
 print(hasattr(np, "complex"), hasattr(np, "float_"))
+b = np.fromstring(b"\\x01\\x02\\x03\\x04", dtype=np.uint16)   # numpy 1's binary mode
+b[0] = 7                                            # a writable copy, as numpy 1 gave
+print(b.tolist(), np.fromstring("1 2", dtype=int, sep=" ").tolist())
 """
 
 
@@ -50,6 +53,7 @@ def test_run_restores_numpy1_aliases(tmp_path):
     assert lines[2] == f"True {long_}"
     # every other numpy name stays as numpy has it: np.complex is not restored
     assert lines[3] == f"{NUMPY < (1, 24)} {NUMPY < (2,)}"
+    assert lines[4] == f"[7, {0x0403 if sys.byteorder == 'little' else 0x0304}] [1, 2]"
 
 
 @pytest.mark.parametrize("how", ["flag", "env"])
@@ -101,13 +105,14 @@ def test_check_reports_numpy1_only_calls(tmp_path):
 
 def _missing_aliases():
     """The numpy 1 aliases this numpy lacks: numpy 1.23 only np.asscalar, 1.24-1.26 all
-    eight, numpy 2 all but np.bool and np.long (which it defines again)."""
+    eight, numpy 2 all but np.bool and np.long (which it defines again), and
+    np.fromstring's binary mode."""
     if NUMPY < (1, 24):
         names = ["asscalar"]
     elif NUMPY < (2,):
         names = ["float", "int", "bool", "object", "str", "long", "unicode", "asscalar"]
-    else:
-        names = ["float", "int", "object", "str", "unicode", "asscalar"]
+    else:   # and numpy 2 raises for fromstring's binary mode
+        names = ["float", "int", "object", "str", "unicode", "asscalar", "fromstring"]
     return ", ".join(f"np.{n}" for n in names)
 
 

@@ -4,8 +4,11 @@
 ``XND_NUMPY_COMPAT=0``) puts back, where the installed numpy lacks them, the aliases that
 numpy 1.x scripts use and numpy removed: ``np.float``, ``np.int``, ``np.bool``,
 ``np.object``, ``np.str``, ``np.long`` (the builtins, as numpy 1.23 had them),
-``np.unicode`` (``str``) and ``np.asscalar(a)`` (``a.item()``).  Every other numpy name
-stays as numpy has it; numpy 2's own ``np.bool`` and ``np.long`` are left alone.
+``np.unicode`` (``str``) and ``np.asscalar(a)`` (``a.item()``), and ``np.fromstring``'s
+binary mode (no ``sep``), which numpy 2 made a ValueError: there it returns
+``np.frombuffer(...).copy()``, the writable copy numpy 1 gave (MXNet's own
+``train_mnist.py`` reads MNIST so); its text mode is numpy's.  Every other numpy name stays
+as numpy has it; numpy 2's own ``np.bool`` and ``np.long`` are left alone.
 
 `scan(trees)` finds, statically, the numpy-1-only uses that fail on numpy 2: the removed
 names of `REMOVED` (reached through the names numpy is imported as, or imported from it),
@@ -33,11 +36,37 @@ def enabled(environ=os.environ):
     return environ.get(ENV, "1").strip().lower() not in ("0", "off", "false", "no")
 
 
+def _binary_fromstring_removed(numpy):
+    try:
+        numpy.fromstring(b"\0", dtype=numpy.uint8)
+        return False
+    except ValueError:
+        return True
+
+
+def _fromstring(numpy_fromstring, numpy_frombuffer):
+    def fromstring(string, dtype=float, count=-1, sep="", **kwargs):
+        """numpy.fromstring, with numpy 1's binary mode (``sep=''``) restored by xnd."""
+        if sep == "":
+            if isinstance(string, str):
+                string = string.encode("latin-1")
+            return numpy_frombuffer(string, dtype=dtype, count=count, **kwargs).copy()
+        return numpy_fromstring(string, dtype=dtype, count=count, sep=sep, **kwargs)
+    fromstring.xnd_restored = True
+    return fromstring
+
+
 def restore_aliases():
-    """Set each of `ALIASES` that the installed numpy lacks; returns the names it set."""
+    """Set each of `ALIASES` that the installed numpy lacks, and fromstring's binary mode
+    where numpy removed it; returns the names it set."""
     import warnings
 
     import numpy
+    if not getattr(numpy.fromstring, "xnd_restored", False) and \
+            _binary_fromstring_removed(numpy):
+        numpy.fromstring = _fromstring(numpy.fromstring, numpy.frombuffer)
+        if "fromstring" not in _RESTORED:
+            _RESTORED.append("fromstring")
     for name, value in ALIASES.items():
         with warnings.catch_warnings():  # numpy 2 warns on np.object / np.str lookups
             warnings.simplefilter("ignore")
@@ -57,6 +86,8 @@ def mode():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         missing = [n for n in ALIASES if not hasattr(numpy, n) or n in _RESTORED]
+    if "fromstring" in _RESTORED or _binary_fromstring_removed(numpy):
+        missing.append("fromstring")
     if _RESTORED:
         return "aliases restored in this process: " + ", ".join(f"np.{n}" for n in _RESTORED)
     if not missing:
@@ -120,7 +151,7 @@ _NUMPY2_FIXES = {
 REMOVED.update((name, _NP2 + fix) for name, fix in _NUMPY2_FIXES.items())
 FROMSTRING = ("np.fromstring without sep (binary mode): numpy 2 raises ValueError; use "
               "np.frombuffer(data, dtype).copy() (a writable copy, as fromstring gave), or "
-              "install 'numpy<2'")
+              "install 'numpy<2'; `python -m xnd run` restores it")
 SCALAR = ("a Python scalar from x.asnumpy() (an array of ndim >= 1): numpy 1.25 deprecated "
           "it, numpy 2 raises TypeError; use x.asscalar() or x.asnumpy().item(), or install "
           "'numpy<2'")
