@@ -14,7 +14,7 @@ the data, the initial states, then the body's other inputs in the subgraph's inp
 inputs."""
 import collections
 
-from .. import attribute
+from .. import attribute, nest
 from .graph import Node, topo
 from .subgraph import SUBGRAPH_KEY, Subgraph
 from .symbol import Symbol, Variable, _create
@@ -23,34 +23,22 @@ _NAMES = collections.Counter()  # subgraph names handed out: foreach0, foreach1,
 _MARK = "__subgraph_name__"
 
 
+def _symbol_leaf(x):
+    if not isinstance(x, Symbol):
+        return None
+    n = len(x._outputs)
+    return ([x], 0) if n == 1 else ([Symbol([e]) for e in x._outputs], n)
+
+
 def _flatten(args, what):
     """MXNet's (flat list, format) of a nested list of Symbols: a Symbol of one output is
     itself (format 0); one of k > 1 outputs is its k outputs (format k: `_regroup` gives
     them back as a list)."""
-    if isinstance(args, Symbol):
-        n = len(args._outputs)
-        return ([args], 0) if n == 1 else ([Symbol([e]) for e in args._outputs], n)
-    if not isinstance(args, (list, tuple)):
-        raise AssertionError(f"{what} must be (nested) list of Symbol, but got {args} of "
-                             f"type {type(args)}")
-    flat, fmts = [], []
-    for a in args:
-        f, fmt = _flatten(a, what)
-        flat.extend(f)
-        fmts.append(fmt)
-    return flat, fmts
+    return nest.flatten(args, _symbol_leaf, lambda x: AssertionError(
+        f"{what} must be (nested) list of Symbol, but got {x} of type {type(x)}"))
 
 
-def _regroup(args, fmt):
-    if isinstance(fmt, int):
-        if fmt == 0:
-            return args[0], args[1:]
-        return args[:fmt], args[fmt:]
-    out = []
-    for f in fmt:
-        res, args = _regroup(args, f)
-        out.append(res)
-    return out, args
+_regroup = nest.regroup
 
 
 def _unique_name(base):

@@ -11,6 +11,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ... import nest as _nest
 from ...base import MXNetError
 from ...ndarray import NDArray
 
@@ -170,50 +171,33 @@ def _brief_print_list(lst, limit=7):
 
 
 # ---- nested inputs/outputs <-> flat lists (MXNet's _flatten/_regroup formats) ----------------
+def _gluon_leaf(x):
+    from ...symbol import Symbol
+    if isinstance(x, NDArray):
+        return [x], 0
+    if isinstance(x, Symbol):
+        length = len(x.list_outputs())
+        return [x], length if length > 1 else 0
+    return ([None], -1) if x is None else None
+
+
 def _flatten(args, inout_str):
     """(flat list, format): NDArray/Symbol -> 0, None -> -1, list/tuple -> [fmt...]."""
-    from ...symbol import Symbol
-    if isinstance(args, NDArray):
-        return [args], int(0)
-    if isinstance(args, Symbol):
-        length = len(args.list_outputs())
-        length = length if length > 1 else 0
-        return [args], int(length)
-    if args is None:
-        return [None], int(-1)
-    if not isinstance(args, (list, tuple)):
-        raise ValueError(f"When hybridized, the {inout_str} of HybridBlock must be (nested) list "
-                         f"of Symbol or NDArray, but got {args} of type {type(args)}")
-    flat, fmts = [], []
-    for i in args:
-        arg, fmt = _flatten(i, inout_str)
-        flat.extend(arg)
-        fmts.append(fmt)
-    return flat, fmts
+    return _nest.flatten(args, _gluon_leaf, lambda x: ValueError(
+        f"When hybridized, the {inout_str} of HybridBlock must be (nested) list of Symbol or "
+        f"NDArray, but got {x} of type {type(x)}"))
+
+
+def _none_only(arg):
+    if arg is not None:
+        raise ValueError("We do not support passing types that are not None when the initial "
+                         "HybridBlock has received NoneType and has been hybridized. Received "
+                         f"arg = {arg}, fmt = -1.")
 
 
 def _regroup(args, fmt):
-    """Inverse of ``_flatten``: (nested structure, remaining args)."""
-    def _merger(args, fmt):
-        if isinstance(fmt, int):
-            if fmt < -1:
-                raise ValueError("Unsupported encoded format {}.".format(fmt))
-            if fmt == 0:
-                return args[0], args[1:]
-            if fmt == -1:
-                if args[0] is not None:
-                    raise ValueError("We do not support passing types that are not None when "
-                                     "the initial HybridBlock has received NoneType and has "
-                                     "been hybridized. Received arg = {}, fmt = {}.".format(
-                                         args[0], fmt))
-                return None, args[1:]
-            return args[:fmt], args[fmt:]
-        if not isinstance(args, (list, tuple)):
-            raise ValueError("When hybridized, the output of HybridBlock must be (nested) list "
-                             "of Symbol or NDArray, but got {} of type {}".format(args, type(args)))
-        ret = []
-        for i in fmt:
-            res, args = _merger(args, i)
-            ret.append(res)
-        return ret, args
-    return _merger(args, fmt)[0]
+    """Inverse of ``_flatten``: the nested structure."""
+    if not isinstance(fmt, int) and not isinstance(args, (list, tuple)):
+        raise ValueError("When hybridized, the output of HybridBlock must be (nested) list "
+                         f"of Symbol or NDArray, but got {args} of type {type(args)}")
+    return _nest.regroup(args, fmt, _none_only)[0]

@@ -4,6 +4,7 @@ short name (MXNet strips the ``_contrib_`` prefix: ``mx.nd.contrib.box_nms`` run
 ``mx.nd`` itself."""
 import numpy as _np
 
+from ... import nest as _nest
 from ...lowering import registry as _registry
 from ...ndarray import NDArray as _NDArray, invoke as _invoke
 from ...op_function import op_function as _op_function
@@ -41,26 +42,12 @@ _stack = _op_function(_registry.get("stack"), "stack")  # mx.nd.stack (its packa
 
 def _flatten(args, what):
     """MXNet's (flat list, format) of a nested list of NDArrays (format 0: one array)."""
-    if isinstance(args, _NDArray):
-        return [args], 0
-    assert isinstance(args, (list, tuple)), \
-        f"{what} must be (nested) list of NDArray, but got {args} of type {type(args)}"
-    flat, fmts = [], []
-    for a in args:
-        f, fmt = _flatten(a, what)
-        flat.extend(f)
-        fmts.append(fmt)
-    return flat, fmts
+    return _nest.flatten(args, lambda x: ([x], 0) if isinstance(x, _NDArray) else None,
+                        lambda x: AssertionError(f"{what} must be (nested) list of NDArray, "
+                                                 f"but got {x} of type {type(x)}"))
 
 
-def _regroup(args, fmt):
-    if isinstance(fmt, int):
-        return (args[0], args[1:]) if fmt == 0 else (args[:fmt], args[fmt:])
-    out = []
-    for f in fmt:
-        res, args = _regroup(args, f)
-        out.append(res)
-    return out, args
+_regroup = _nest.regroup
 
 
 def foreach(body, data, init_states):
