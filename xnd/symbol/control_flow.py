@@ -14,7 +14,7 @@ the data, the initial states, then the body's other inputs in the subgraph's inp
 inputs."""
 import collections
 
-from .. import attribute, nest
+from .. import _nest as nest, attribute
 from .graph import Node, topo
 from .subgraph import SUBGRAPH_KEY, Subgraph
 from .symbol import Symbol, Variable, _create

@@ -11,7 +11,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ... import nest as _nest
+from ... import _nest
 from ...base import MXNetError
 from ...ndarray import NDArray
 

@@ -4,7 +4,7 @@ short name (MXNet strips the ``_contrib_`` prefix: ``mx.nd.contrib.box_nms`` run
 ``mx.nd`` itself."""
 import numpy as _np
 
-from ... import nest as _nest
+from ... import _nest
 from ...lowering import registry as _registry
 from ...ndarray import NDArray as _NDArray, invoke as _invoke
 from ...op_function import op_function as _op_function
