@@ -207,6 +207,18 @@ def test_traced_data_movement_runs_on_the_host(call, ref):
     np.testing.assert_array_equal(out, ref(a))
 
 
+def test_reset_arrays_on_new_shapes_compiles_nothing():
+    """MXNet's test_zero_grad resets up to 50 arrays of random shapes per call: zeros made on
+    the host, written into each input, no program compiled for the signature."""
+    rs = np.random.RandomState(0)
+    arrs = [mx.nd.array(rs.rand(*rs.randint(1, 10, size=k)), dtype=dt)
+            for k, dt in zip((1, 2, 3, 4), ("float16", "float32", "float64", "int32"))]
+    n, _ = _compiles(lambda: (mx.nd.reset_arrays(*arrs, num_arrays=4), mx.nd.waitall()))
+    assert n == 0
+    for a, dt in zip(arrs, ("float16", "float32", "float64", "int32")):
+        assert a.dtype == np.dtype(dt) and not a.asnumpy().any()
+
+
 def test_arithmetic_and_casts_are_not_host_evaluated():
     x = jax.device_put(np.ones((2, 3), np.float32))
     assert host_eval.plan(lambda v: v * 2, [x]) is None

@@ -36,7 +36,7 @@ OPS = frozenset((
     "Reshape", "reshape_like", "Flatten", "expand_dims", "squeeze", "transpose", "SwapAxis",
     "broadcast_to", "broadcast_axis", "broadcast_like", "tile", "repeat", "Concat", "stack",
     "SliceChannel", "slice", "slice_axis", "slice_like", "reverse", "depth_to_space",
-    "space_to_depth", "_copy", "identity", "diag", "_zeros", "_ones", "_full"))
+    "space_to_depth", "_copy", "identity", "diag", "_zeros", "_ones", "_full", "reset_arrays"))
 
 
 def _bcast_to(x, shape):
