@@ -493,3 +493,37 @@ def test_sync_batchnorm_third_output_is_the_variance():
     np.testing.assert_allclose(var.asnumpy(), want, rtol=1e-5)
     np.testing.assert_allclose(invstd.asnumpy(), 1 / np.sqrt(want + 1e-3), rtol=1e-5)
     np.testing.assert_allclose(mean.asnumpy(), [3.5, 5.5, 7.5])
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_kernel_as_large_as_the_input_trains_fast(layout):
+    """A kernel covering (nearly) the whole input runs as a sum over its few windows
+    (conv.conv_by_windows): XLA's input gradient of that convolution took 150 s for MXNet's
+    test_conv2d_16c (224x224 kernel).  Values and gradients match XLA's convolution."""
+    from jax import lax
+    rs = np.random.RandomState(5)
+    x = rs.rand(2, 4, 12, 11).astype(np.float32)
+    w = rs.rand(6, 2, 10, 10).astype(np.float32)          # 2 groups, 2x3 outputs with pad 1
+    kw = dict(kernel=(10, 10), pad=(1, 1), stride=(1, 2), num_filter=6, num_group=2,
+              no_bias=True)
+
+    def ref(x, w):
+        return lax.conv_general_dilated(x, w, (1, 2), [(1, 1), (1, 1)],
+                                        dimension_numbers=("NCHW", "OIHW", "NCHW"),
+                                        feature_group_count=2,
+                                        precision=lax.Precision.HIGHEST)
+    want = ref(x, w)
+    gx, gw = jax.grad(lambda x, w: (ref(x, w) ** 2).sum(), argnums=(0, 1))(x, w)
+    if layout == "NHWC":
+        xd, wd = mx.nd.array(x.transpose(0, 2, 3, 1)), mx.nd.array(w.transpose(0, 2, 3, 1))
+    else:
+        xd, wd = mx.nd.array(x), mx.nd.array(w)
+    xd.attach_grad()
+    wd.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Convolution(xd, wd, layout=layout, **kw)
+        (y ** 2).sum().backward()
+    back = (lambda a: a.transpose(0, 3, 1, 2)) if layout == "NHWC" else (lambda a: a)
+    np.testing.assert_allclose(back(y.asnumpy()), want, rtol=1e-5)
+    np.testing.assert_allclose(back(xd.grad.asnumpy()), gx, rtol=1e-5)
+    np.testing.assert_allclose(back(wd.grad.asnumpy()), gw, rtol=1e-5)

@@ -150,6 +150,10 @@ def convolution(data, weight, bias=None, *, kernel: Shape, stride: Shape = (), d
         taps = (lambda t: w[(slice(None),) + t + (0,)]) if cl else \
             (lambda t: w[(slice(None), 0) + t])
         out = depthwise(data, taps, kernel, stride, pad, dilate, num_filter, cl)
+    elif few_outputs(sizes, kernel, stride, pad, dilate):
+        out = _from_ncx(conv_by_windows(
+            _to_ncx(data, layout), _to_ncx(weight, layout).astype(data.dtype),
+            stride, pad, dilate, num_group), layout)
     else:
         out = lax.conv_general_dilated(
             data, weight.astype(data.dtype), window_strides=stride,
@@ -157,6 +161,43 @@ def convolution(data, weight, bias=None, *, kernel: Shape, stride: Shape = (), d
             dimension_numbers=_dimension_numbers(nd, layout), feature_group_count=num_group,
             precision=_precision(data))
     return _add_bias(out, bias, nd, layout)
+
+
+# ---- kernels nearly as large as their input --------------------------------------------------
+# XLA computes a convolution's input gradient as a convolution over the output gradient padded
+# by the kernel size: for a 224x224 kernel on a 224x224 image (one output position) that is
+# 224^2 times the forward's work, 150 s for MXNet's test_conv2d_16c.  With at most
+# FEW_OUTPUTS output positions the convolution is instead a sum over its windows: one slice of
+# the input per output position, contracted with the weight, whose gradient is the same
+# slices added back (MXNet's col2im does that work).
+FEW_OUTPUTS = 16
+
+
+def few_outputs(sizes, kernel, stride, pad, dilate):
+    outs = [(n + 2 * p - d * (k - 1) - 1) // s + 1
+            for n, k, s, p, d in zip(sizes, kernel, stride, pad, dilate)]
+    return math.prod(outs) <= FEW_OUTPUTS and math.prod(kernel) > 4 * math.prod(outs)
+
+
+def conv_by_windows(x, w, stride, pad, dilate, groups):
+    """Channel-first convolution (N, C, *sizes) * (F, C/g, *kernel) as a contraction of each
+    output position's input window with the weight."""
+    nd = x.ndim - 2
+    x = jnp.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in pad])
+    kernel = w.shape[2:]
+    outs = [(x.shape[2 + i] - dilate[i] * (kernel[i] - 1) - 1) // stride[i] + 1
+            for i in range(nd)]
+    windows = []
+    for pos in np.ndindex(*outs):
+        start = [0, 0] + [q * s for q, s in zip(pos, stride)]
+        limit = [x.shape[0], x.shape[1]] + [b + d * (k - 1) + 1 for b, d, k in
+                                             zip(start[2:], dilate, kernel)]
+        windows.append(lax.slice(x, start, limit, [1, 1] + list(dilate)))
+    n, c, f = x.shape[0], x.shape[1], w.shape[0]
+    win = jnp.stack(windows, axis=2).reshape(n, groups, c // groups, len(windows), -1)
+    wg = w.reshape(groups, f // groups, c // groups, -1)
+    out = jnp.einsum("ngcpk,gfck->ngfp", win, wg, precision=_precision(x))
+    return out.reshape(n, f, *outs)
 
 
 convolution.infer_shapes = _conv_shapes
@@ -249,6 +290,11 @@ def conv_channels_last(data, weight, bias=None, *, stride=(), dilate=(), pad=(),
             x = lax.slice(x, (0,) * x.ndim, x.shape, (1,) + stride + (1,))
         out = jnp.matmul(x, weight.reshape(weight.shape[-2:]).astype(data.dtype),
                          precision=_precision(data))
+        return out if bias is None else out + bias.astype(out.dtype)
+    if few_outputs(data.shape[1:-1], weight.shape[:nd], stride, pad, dilate):
+        w = jnp.moveaxis(jnp.moveaxis(weight, -1, 0), -1, 1).astype(data.dtype)
+        out = jnp.moveaxis(conv_by_windows(jnp.moveaxis(data, -1, 1), w, stride, pad, dilate,
+                                           num_group), 1, -1)
         return out if bias is None else out + bias.astype(out.dtype)
     sp = _SPATIAL[3 - nd:]
     out = lax.conv_general_dilated(
