@@ -248,7 +248,7 @@ class NDArray:
     # ---- conversion and printing ------------------------------------------------------
     def asnumpy(self):
         """A fresh, writable numpy copy (blocks until the value is computed)."""
-        with registry.allocation_errors("reading an array"):
+        with _READ_ALLOCATION:
             return np.array(self._val())
 
     def asscalar(self):
@@ -312,7 +312,7 @@ class NDArray:
 
     # ---- synchronisation ------------------------------------------------------------
     def wait_to_read(self):
-        with registry.allocation_errors("reading an array"):
+        with _READ_ALLOCATION:
             self._val().block_until_ready()
 
     wait_to_write = wait_to_read
@@ -569,6 +569,9 @@ def _check_ctx(opname, first, other):
                          f"first argument is on {first._ctx} while another argument is on {other._ctx}")
 
 
+_READ_ALLOCATION = registry.allocation_errors("reading an array")  # stateless: one for all reads
+
+
 def _describe(inputs):
     return ", ".join(f"{tuple(x.shape)} {np.dtype(x.dtype).name}" for x in inputs if x is not None)
 
@@ -640,9 +643,9 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         raise
     except (TypeError, ValueError, IndexError, MemoryError, RuntimeError) as e:
         oom = registry.out_of_memory(e)
-        what = "Failed to allocate CPU Memory: operator" if oom else "Operator"
-        if what == "Operator" and not isinstance(e, (TypeError, ValueError, IndexError)):
+        if not oom and not isinstance(e, (TypeError, ValueError, IndexError)):
             raise
+        what = "Failed to allocate CPU Memory: operator" if oom else "Operator"
         raise MXNetError(f"{what} {op.name} failed on inputs [{_describe(inputs)}] with "
                          f"attributes {attrs}: {e}") from None
     if _engine.NAIVE:  # MXNET_ENGINE_TYPE=NaiveEngine: errors surface at the op

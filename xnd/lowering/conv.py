@@ -173,20 +173,22 @@ def convolution(data, weight, bias=None, *, kernel: Shape, stride: Shape = (), d
 FEW_OUTPUTS = 16
 
 
-def few_outputs(sizes, kernel, stride, pad, dilate):
-    outs = [(n + 2 * p - d * (k - 1) - 1) // s + 1
+def _out_sizes(sizes, kernel, stride, pad, dilate):
+    return [(n + 2 * p - d * (k - 1) - 1) // s + 1
             for n, k, s, p, d in zip(sizes, kernel, stride, pad, dilate)]
+
+
+def few_outputs(sizes, kernel, stride, pad, dilate):
+    outs = _out_sizes(sizes, kernel, stride, pad, dilate)
     return math.prod(outs) <= FEW_OUTPUTS and math.prod(kernel) > 4 * math.prod(outs)
 
 
 def conv_by_windows(x, w, stride, pad, dilate, groups):
     """Channel-first convolution (N, C, *sizes) * (F, C/g, *kernel) as a contraction of each
     output position's input window with the weight."""
-    nd = x.ndim - 2
-    x = jnp.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in pad])
     kernel = w.shape[2:]
-    outs = [(x.shape[2 + i] - dilate[i] * (kernel[i] - 1) - 1) // stride[i] + 1
-            for i in range(nd)]
+    outs = _out_sizes(x.shape[2:], kernel, stride, pad, dilate)
+    x = jnp.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in pad])
     windows = []
     for pos in np.ndindex(*outs):
         start = [0, 0] + [q * s for q, s in zip(pos, stride)]
