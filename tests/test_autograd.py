@@ -52,6 +52,11 @@ CORE_PENDING = {}
 TOLERANCES = {
     # 15..51 * softmax - w cancels: MXNet is 3.7e-5 off the float64 value, xnd 1.7e-6
     "shape_log_softmax": (1e-4, 1e-4),
+    # layernorm's input gradient cancels: an element of 0.0962 in rows reaching 7.7 carries
+    # a few ulps of the row's large values (xnd's quick first-call program rounds each
+    # multiply and add apart, lowering/tiered.py: 2.5e-6 off MXNet; the optimized one is
+    # within the default tolerance)
+    "leaky_relu_embedding_layernorm": (1e-5, 1e-5),
 }
 
 

@@ -25,7 +25,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import _compat_jax
-from . import compile_cache
+from . import compile_cache, tiered
 
 compile_cache.setup()   # before xnd's first compilation (the probe below is one)
 
@@ -58,15 +58,24 @@ def options(classic_fusion=False):
     return opts if _accepted(items) else None
 
 
-def jit(fun, classic_fusion=False, **kw):
+def jit(fun, classic_fusion=False, quick_first=True, **kw):
     """``jax.jit(fun, **kw)`` compiled with ``options(classic_fusion)`` when called from Python.  JAX takes
     compile options only for a top-level compilation, so a call from inside another traced
     function (Module's step calls the executor's forward-backward) runs the plain ``jax.jit``
-    (whose code then belongs to the caller's compilation and its options)."""
+    (whose code then belongs to the caller's compilation and its options).  Where options can
+    be given, a signature's first calls run a quickly compiled program (``tiered``) unless
+    ``quick_first`` is False (a program whose one call runs a long loop)."""
     plain = jax.jit(fun, **kw)
     opts = options(classic_fusion)
     if opts is None:
         return plain
+    full = _with_options(fun, plain, opts, kw)
+    if not (tiered.ENABLED and quick_first):
+        return full
+    return tiered.Tiered(_with_options(fun, plain, dict(opts, **tiered.QUICK_OPTIONS), kw), full)
+
+
+def _with_options(fun, plain, opts, kw):
     top = jax.jit(fun, compiler_options=opts, **kw)
 
     @functools.wraps(fun)

@@ -30,13 +30,12 @@ Every rewrite keeps the un-rewritten graph's numbers within float32 rounding
 """
 import os
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
 from ..lowering import conv as _conv
-from ..lowering import registry, xla_options
+from ..lowering import xla_options
 from . import layout as _layout
 
 ENABLED = os.environ.get("XND_INFERENCE_REWRITES", "1") != "0"
@@ -248,7 +247,7 @@ class _Variant:
         slots += sorted(needed, key=lambda k: (p.index[k[0]], k[1]))
         self.slots = {s: i for i, s in enumerate(slots)}
         self.n_consts = len(slots)
-        self.fold = jax.jit(self._fold)
+        self.fold = xla_options.jit(self._fold)  # once per parameter version: quick first
         self.main = xla_options.jit(self._main)  # XLA's own convolutions, fusion emitters on
 
     # ---- the fold program ---------------------------------------------------------------

@@ -258,5 +258,6 @@ def _compile(progs, exe, pidx, upd, ones, opt, donate, others_idx, idx, batch, a
         params, aux, states, total, outs, grads, inputs = carry
         return outs, aux, grads, params, states, total, inputs, hits
 
-    return xla_options.jit(fn, classic_fusion=progs.graph.convolutional,
+    # one call runs a whole run of batches: no quickly compiled first tier (lowering/tiered.py)
+    return xla_options.jit(fn, classic_fusion=progs.graph.convolutional, quick_first=False,
                            donate_argnums=(0, 2, 3) if donate else ())

@@ -1,0 +1,99 @@
+"""Tiered compilation (xnd/lowering/tiered.py): a signature's first calls run a program
+compiled at XLA's optimization level 0, later calls the optimized one; the switch counts
+calls, so every run of a script computes the same numbers."""
+import os
+import subprocess
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from xnd.lowering import tiered, xla_options
+
+ACTIVE = tiered.ENABLED and xla_options.options() is not None   # jax 0.4.30: no options
+
+
+def _counted():
+    calls = {"quick": 0, "full": 0}
+
+    def make(kind):
+        def f(x, y):
+            calls[kind] += 1
+            return jnp.tanh(x) @ y
+        return jax.jit(f)
+    return tiered.Tiered(make("quick"), make("full")), calls
+
+
+def test_first_calls_of_each_signature_run_quick():
+    f, traces = _counted()
+    x, y = jnp.ones((3, 4)), jnp.ones((4, 2))
+    want = np.tanh(np.ones((3, 4))) @ np.ones((4, 2))
+    for _ in range(tiered.QUICK_CALLS + 3):
+        np.testing.assert_allclose(np.asarray(f(x, y)), want, rtol=1e-6)
+    assert traces == {"quick": 1, "full": 1}          # each program traced once
+    assert f.quick._cache_size() == 1 and f.full._cache_size() == 1
+    # a new shape starts again at the quick tier
+    f(jnp.ones((5, 4)), y)
+    assert traces == {"quick": 2, "full": 1}
+
+
+def test_switch_counts_calls_not_seconds():
+    f, _ = _counted()
+    x, y = jnp.ones((2, 2)), jnp.ones((2, 2))
+    before = tiered.STATS["quick"]
+    for _ in range(10):
+        f(x, y)
+    assert tiered.STATS["quick"] - before == tiered.QUICK_CALLS
+    assert f._calls[tiered._signature((x, y), {})] == tiered.QUICK_CALLS
+
+
+def test_inside_another_trace_the_call_is_inlined():
+    f, traces = _counted()
+    g = jax.jit(lambda x, y: f(x, y) + 1)
+    out = g(jnp.ones((2, 3)), jnp.ones((3, 1)))
+    np.testing.assert_allclose(np.asarray(out), 3 * np.tanh(1.0) + 1, rtol=1e-6)
+    assert traces == {"quick": 0, "full": 1} and not f._calls
+
+
+@pytest.mark.skipif(not ACTIVE, reason="this jax takes no compile options")
+def test_xnd_programs_are_tiered_and_agree():
+    """A bound graph's quick and optimized programs give the same numbers to float32
+    rounding (level 0 contracts no multiply-adds)."""
+    import xnd as mx
+    data = mx.sym.Variable("data")
+    net = mx.sym.FullyConnected(mx.sym.Activation(mx.sym.FullyConnected(
+        data, num_hidden=16, name="fc1"), act_type="tanh"), num_hidden=3, name="fc2")
+    ex = net.simple_bind(mx.cpu(), data=(4, 8))
+    rng = np.random.default_rng(0)
+    for k, a in sorted(ex.arg_dict.items()):
+        a[:] = rng.standard_normal(a.shape).astype("float32")
+    assert isinstance(ex._graph.forward, tiered.Tiered)
+    outs = [ex.forward(is_train=True)[0].asnumpy() for _ in range(tiered.QUICK_CALLS + 1)]
+    for o in outs[1:tiered.QUICK_CALLS]:
+        np.testing.assert_array_equal(o, outs[0])      # the quick program, again
+    np.testing.assert_allclose(outs[-1], outs[0], rtol=1e-6, atol=1e-6)
+    assert ex._graph.forward.full._cache_size() == 1
+
+
+@pytest.mark.skipif(not ACTIVE, reason="this jax takes no compile options")
+def test_quick_program_rounds_each_operation():
+    """Level 0 rounds a*b and then +c (numpy's two roundings); an optimized program may fuse
+    them into one multiply-add, which rounds once: (1+2**-12)**2 - (1+2**-11) is 2**-24 fused,
+    0 rounded twice."""
+    a = np.full(64, 1 + 2.0 ** -12, np.float32)
+    c = np.full(64, -(1 + 2.0 ** -11), np.float32)
+    f = xla_options.jit(lambda a, b, c: a * b + c)
+    assert isinstance(f, tiered.Tiered)
+    np.testing.assert_array_equal(np.asarray(f(a, a, c)), a * a + c)
+    assert (a * a + c == 0).all()
+
+
+def test_switched_off_by_environment():
+    code = ("from xnd.lowering import tiered, xla_options; import jax.numpy as jnp;"
+            "f = xla_options.jit(lambda x: x + 1); print(type(f).__name__, tiered.ENABLED)")
+    env = dict(os.environ, XND_TIERED="0")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[1] == "False" and out[0] != "Tiered"
