@@ -10,7 +10,9 @@ import xnd as mx
 from xnd.base import MXNetError
 from xnd.lowering import bucket, registry, tiered
 
-ELEMENTWISE = sorted({op.name for op in map(registry.get, registry.all_ops()) if op.elementwise})
+OPS = [registry.get(n) for n in registry.all_ops()]
+ELEMENTWISE = sorted({op.name for op in OPS if op.elementwise and op.elementwise != "flat"})
+SAMPLERS = sorted({op.name for op in OPS if op.elementwise == "flat"})
 
 
 def test_the_elementwise_table():
@@ -88,6 +90,46 @@ def test_after_the_first_calls_the_exact_kernel_compiles():
     runs = [flat.run(op, (), [x, x], (), jax.devices("cpu")[0]) for _ in range(bucket.CALLS + 2)]
     assert all(r is not None for r in runs[:bucket.CALLS])
     assert runs[bucket.CALLS] is None and runs[-1] is None
+
+
+def test_the_sampler_table():
+    assert SAMPLERS == ["_random_exponential", "_random_gamma", "_random_normal",
+                        "_random_randint", "_random_uniform"]
+
+
+SAMPLER_ATTRS = {"_random_randint": {"low": -5, "high": 1000}, "_random_gamma": {"alpha": 0.7}}
+
+
+@pytest.mark.parametrize("name", SAMPLERS)
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_sampler_on_a_new_shape_draws_the_exact_kernels_numbers(name, dtype):
+    """Drawn at the bucketed length and cut back, a sample is the exact kernel's, bit for bit:
+    the same key gives the same numbers before and after the shape's kernel compiles."""
+    fn = getattr(mx.nd.random, name[len("_random_"):])
+    attrs = dict(SAMPLER_ATTRS.get(name, {}), dtype="int32" if name == "_random_randint" else dtype)
+    op = registry.get(name)
+    for shape in [(3, 5, 7), (1,), (2, 1, 33), (64,), (9, 9)]:
+        draws = []
+        for _ in range(bucket.CALLS + 1):          # bucketed, bucketed, then the exact kernel
+            mx.random.seed(11)
+            draws.append(fn(shape=shape, **attrs).asnumpy())
+        assert draws[0].shape == shape and draws[0].dtype == np.dtype(attrs["dtype"])
+        np.testing.assert_array_equal(draws[0], draws[-1], err_msg=f"{name}{shape}")
+        assert len(np.unique(draws[0])) > draws[0].size // 2 or draws[0].size < 4
+    pos = op.static.index("shape")
+    exact = [f for k, f in op._kernels.items()
+             if len(k) == len(op.static) and tuple(k[pos]) == (9, 9)]
+    assert exact and sum(f._cache_size() for f in exact) >= 1   # the exact kernel compiled
+
+
+def test_samplers_share_one_program_across_shapes():
+    op = registry.get("_random_uniform")
+    before = len(op._kernels)
+    for shape in [(2, 3), (5,), (4, 4), (1, 7, 9), (3, 3, 3), (6, 10)]:   # all <= 64 elements
+        x = mx.nd.random.uniform(-1, 1, shape=shape, dtype="float32").asnumpy()
+        assert x.shape == shape and (x >= -1).all() and (x < 1).all()
+    new = [k for k in list(op._kernels)[before:] if len(k) == len(op.static)]
+    assert {tuple(k[op.static.index("shape")]) for k in new} <= {(64,)}
 
 
 def test_errors_still_come_from_the_kernel():

@@ -634,6 +634,9 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         else:
             host = _HOST.plan_for(op, key, vals) if op.name in _HOST_OPS else None
             res = host_eval.run(host, vals, ctx.jax_device()) if host is not None else None
+            if res is None and op.elementwise == "flat":
+                with jax.default_device(ctx.jax_device()):
+                    res = _FLAT.create(op, key, dyn, ctx.jax_device())
             if res is None:
                 with jax.default_device(ctx.jax_device()):
                     res = op.kernel(key)(*dyn)

@@ -13,6 +13,11 @@ the host. ``Flat`` does this for the first ``CALLS`` calls of one combination; a
 shape then compiles the exact kernel, which, unlike this path, does not wait for its inputs.
 tests/test_bucket.py checks that both paths agree bit for bit.
 
+Samplers (``elementwise="flat"``: ``_random_uniform``, ``_random_normal``...) have no inputs,
+and their counter-based streams give the first n numbers of a longer draw as the draw of n
+(element i comes from counter i): a small new ``shape`` is drawn at the bucketed length and
+cut back (``create``), the same numbers (tests/test_bucket.py).
+
 A bound graph made only of elementwise ops (``a + b``, ``cast(a) % cast(b)``) whose
 arguments share one shape runs its forward and backward programs bucketed the same way
 (``graph_shape``): the graph's gradient is elementwise too, so the padding never reaches
@@ -80,6 +85,18 @@ class Flat:
         if any(o.shape != (length,) for o in outs):
             return None                # not elementwise after all: the exact kernel runs
         return unflatten(outs, shape, device, vals)
+
+    def create(self, op, key, dyn, device):
+        """An input-less ``elementwise="flat"`` op (a sampler) on a new small ``shape``: its
+        kernel at the bucketed length, the first elements kept (None: this call compiles)."""
+        pos = op.static.index("shape")
+        shape = tuple(key[pos])
+        n = math.prod(shape)
+        if not shape or not 0 < n <= MAX_ELEMENTS or not self.admit((op.name, key)):
+            return None
+        length = bucket_length(n)
+        res = op.kernel(key[:pos] + ((length,),) + key[pos + 1:])(*dyn)
+        return unflatten([res], shape, device, [])
 
     def admit(self, k):
         """Count one bucketed call of combination ``k``; False once it had its ``CALLS``."""

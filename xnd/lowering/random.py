@@ -5,6 +5,10 @@ random state; the stream is ``fold_in(PRNGKey(seed), counter)``, so a new
 draw never recompiles and ``mx.random.seed(s)`` makes runs repeatable. MXNet's
 bit streams are not reproduced (OPERATORS.md §14), only distributions,
 shapes and dtypes.
+
+The samplers whose element i comes from counter i of the stream (uniform, normal, randint,
+exponential, gamma: ``elementwise="flat"``) draw a small new shape at a bucketed length and
+keep its first elements (lowering/bucket.py): the same numbers, one program for many shapes.
 """
 import math
 
@@ -14,7 +18,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from ..base import MXNetError
-from .attrs import Bool, Dtype, Float, Int, Shape, optional
+from .attrs import Bool, Dtype, Float, Int, Shape
 from .registry import register
 
 
@@ -106,14 +110,16 @@ _LOW_HIGH = _param_check(("high", ">=", "low", "low must be less or equal to hig
                                                "distribution"))
 
 
-@register("_random_uniform", "uniform", "random_uniform", kernel_check=_LOW_HIGH)
+@register("_random_uniform", "uniform", "random_uniform", elementwise="flat",
+          kernel_check=_LOW_HIGH)
 def random_uniform(*, low: Float = 0.0, high: Float = 1.0, shape: Shape = (), dtype: Dtype = "float32",
                    key):
     dt = _float(dtype)
     return jax.random.uniform(prng(key), shape, jnp.float32, low, high).astype(dt)
 
 
-@register("_random_normal", "normal", "random_normal", kernel_check=_param_check(
+@register("_random_normal", "normal", "random_normal", elementwise="flat",
+          kernel_check=_param_check(
     ("scale", ">", 0, "scale parameter in gaussian has to be positive")))
 def random_normal(*, loc: Float = 0.0, scale: Float = 1.0, shape: Shape = (), dtype: Dtype = "float32",
                   key):
@@ -121,18 +127,20 @@ def random_normal(*, loc: Float = 0.0, scale: Float = 1.0, shape: Shape = (), dt
     return (loc + scale * jax.random.normal(prng(key), shape, jnp.float32)).astype(dt)
 
 
-@register("_random_randint", "randint", "random_randint", kernel_check=_LOW_HIGH)
+@register("_random_randint", "randint", "random_randint", elementwise="flat",
+          kernel_check=_LOW_HIGH)
 def random_randint(*, low: Int, high: Int, shape: Shape = (), dtype: Dtype = "int32", key):
     return jax.random.randint(prng(key), shape, low, high, jnp.int64).astype(dtype)
 
 
-@register("_random_exponential", "random_exponential", kernel_check=_param_check(
+@register("_random_exponential", "random_exponential", elementwise="flat",
+          kernel_check=_param_check(
     ("lam", ">", 0, "lambda parameter in exponential distribution has to be positive")))
 def random_exponential(*, lam: Float = 1.0, shape: Shape = (), dtype: Dtype = "float32", key):
     return (jax.random.exponential(prng(key), shape, jnp.float32) / lam).astype(_float(dtype))
 
 
-@register("_random_gamma", "random_gamma", kernel_check=_param_check(
+@register("_random_gamma", "random_gamma", elementwise="flat", kernel_check=_param_check(
     ("alpha", ">", 0, "alpha parameter in gamma distribution has to be positive"),
     ("beta", ">", 0, "beta parameter in gamma distribution has to be positive")))
 def random_gamma(*, alpha: Float = 1.0, beta: Float = 1.0, shape: Shape = (), dtype: Dtype = "float32",

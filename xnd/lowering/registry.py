@@ -57,7 +57,9 @@ class Op:
         self.name, self.fn, self.aliases = name, fn, tuple(aliases)
         # each output element depends only on the same element of each (equal-shaped) input:
         # an eager call on a new shape may run at a bucketed length (lowering/bucket.py);
-        # "broadcast": inputs of other shapes broadcast (numpy's rules, same rank) first
+        # "broadcast": inputs of other shapes broadcast (numpy's rules, same rank) first;
+        # "flat": an op without inputs whose output, flattened, is the first elements of its
+        # output at any longer ``shape`` (the counter-based samplers)
         self.elementwise = elementwise
         # callable(attrs) -> the input names of one node of a variadic op (else ``inputs``)
         self.input_names = input_names

@@ -22,7 +22,8 @@ the machine's load.
 
 Programs whose one call runs a long loop (``Module.fit``'s compiled run of batches) opt out
 (``xla_options.jit(quick_first=False)``).  ``XND_TIERED=0`` compiles every signature
-optimized at its first call (xnd before tiering); ``XND_TIERED_CALLS`` sets ``QUICK_CALLS``.  ``STATS`` counts quick calls and switches (tests).
+optimized at its first call (xnd before tiering); ``XND_TIERED_CALLS`` sets ``QUICK_CALLS``.
+``STATS`` counts quick calls and switches (tests).
 """
 import collections
 import os
