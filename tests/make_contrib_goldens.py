@@ -367,6 +367,21 @@ case("dpsroi_no_trans", "contrib.DeformablePSROIPooling", [("data", _DPS), ("roi
      grad=("data",))
 
 
+def _tied_scores(n, batch=()):
+    """nms_data with scores from only four values: many ties among the topk rows."""
+    d = nms_data(n, batch)
+    d[..., 1] = _RS.randint(1, 5, size=d.shape[:-1]) / 4.0
+    return d
+
+
+# topk much smaller than the rows (xnd takes the topk rows with lax.top_k): ties, several
+# classes, a batch, gradients
+case("nms_topk_ties", "contrib.box_nms", [("data", _tied_scores(40, batch=(2,)))],
+     dict(topk=7, overlap_thresh=0.3, id_index=0, valid_thresh=0.3), grad=("data",))
+case("nms_topk_ties_force", "contrib.box_nms", [("data", _tied_scores(40))],
+     dict(topk=12, overlap_thresh=0.2, force_suppress=True, valid_thresh=0.5), grad=("data",))
+
+
 # ---- recording (on MXNet 1.9.1) ---------------------------------------------------------------
 def _message(e):
     """The first meaningful line of MXNet's error (its C++ stack trace left out)."""

@@ -80,27 +80,32 @@ def _nms_one(x, overlap_thresh, valid_thresh, topk, coord_start, score_index, id
     ids = x[:, id_index] if id_index >= 0 else None
     if ids is not None:  # background_id=-1 (the default) drops the rows of class -1
         valid = valid & (ids != background_id)
-    order = jnp.argsort(jnp.where(valid, -score, jnp.inf), stable=True)
+    # only the first topk rows of the descending score order can survive: the greedy loop
+    # runs over those alone, found by lax.top_k (ties in index order, as the stable sort's;
+    # a full sort of GluonCV SSD's 154,400 rows took 136 ms, top_k of 400 of them 2 ms)
+    m = min(topk, n) if topk > 0 else n
+    if m < n:
+        order = lax.top_k(jnp.where(valid, score, -jnp.inf), m)[1]
+    else:
+        order = jnp.argsort(jnp.where(valid, -score, jnp.inf), stable=True)
     xs = x[order]
     vs = valid[order]
-    # only the first topk sorted rows can survive: the greedy loop runs over those alone
-    m = min(topk, n) if topk > 0 else n
-    coords = lax.stop_gradient(xs[:m, coord_start:coord_start + 4])
+    coords = lax.stop_gradient(xs[:, coord_start:coord_start + 4])
     corner = to_corner(coords) if in_format == "center" else coords
-    keep = nms_keep(corner, vs[:m], None if ids is None else ids[order][:m], overlap_thresh,
+    keep = nms_keep(corner, vs, None if ids is None else ids[order], overlap_thresh,
                     force_suppress)
-    keep = jnp.concatenate([keep, jnp.zeros((n - m,), bool)])
     # kept rows first, in score order; -1 rows after them
-    dest = jnp.where(keep, jnp.cumsum(keep) - 1, n)
-    src = jnp.zeros((n + 1,), jnp.int32).at[dest].set(jnp.arange(n, dtype=jnp.int32))[:n]
-    filled = jnp.arange(n) < jnp.sum(keep)
+    dest = jnp.where(keep, jnp.cumsum(keep) - 1, m)
+    src = jnp.zeros((m + 1,), jnp.int32).at[dest].set(jnp.arange(m, dtype=jnp.int32))[:m]
+    filled = jnp.arange(m) < jnp.sum(keep)
     out = xs[src]
     if in_format != out_format:
         c = out[:, coord_start:coord_start + 4]
         conv = to_center(c) if out_format == "center" else to_corner(c)
         # the gradient passes the conversion unchanged (MXNet's backward copies rows)
         out = out.at[:, coord_start:coord_start + 4].set(c + lax.stop_gradient(conv - c))
-    return jnp.where(filled[:, None], out, jnp.asarray(-1, x.dtype))
+    out = jnp.where(filled[:, None], out, jnp.asarray(-1, x.dtype))
+    return jnp.concatenate([out, jnp.full((n - m, x.shape[1]), -1, x.dtype)]) if m < n else out
 
 
 @register("_contrib_box_nms", "_contrib_box_non_maximum_suppression", num_outputs=1)
