@@ -48,7 +48,8 @@ def _signature(args, kwargs):
         if shape is None:
             sig.append(x if isinstance(x, (bool, int, float, str, type(None))) else type(x))
         else:
-            sig.append((tuple(shape), str(x.dtype), bool(getattr(x, "weak_type", False))))
+            # the dtype object itself: str() of a dtype costs 9 us, ten times the rest of a leaf
+            sig.append((tuple(shape), x.dtype, bool(getattr(x, "weak_type", False))))
     return tree, tuple(sig)
 
 
