@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _compat_jax
+from . import _compat_jax, _transfer
 from . import engine as _engine
 from . import lowering
 from . import rng as _rng
@@ -434,7 +434,7 @@ class NDArray:
                 # a fill (x[:] = 0, every initializer's constants): broadcast on the host,
                 # not by a kernel compiled for each new shape
                 host = np.ascontiguousarray(np.broadcast_to(host, shape))
-            val = jax.device_put(host, self._ctx.jax_device())
+            val = _transfer.to_device(host, self._ctx.jax_device())
         if plan[0] == "view" and not STATE.recording:
             target = plan[2]
             extra = val.ndim - len(target)
@@ -938,7 +938,7 @@ def _index_plan(shape, key, ctx):
             if arr.dtype == np.bool_:
                 arr = arr.astype(np.int64)
             frozen.append(("a", len(arrays)))
-            arrays.append(_wrap(jax.device_put(arr, ctx.jax_device()), ctx))
+            arrays.append(_wrap(_transfer.to_device(arr, ctx.jax_device()), ctx))
             basic = False
         elif isinstance(k, slice):
             frozen.append(("s", _int_or_none(k.start), _int_or_none(k.stop), _int_or_none(k.step)))

@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _transfer
 from ..ndarray import NDArray, STATE, _wrap
 from .tape import record_node
 
@@ -30,7 +31,7 @@ def _run_user_backward(slot, *out_grads):
         raise RuntimeError("autograd.Function.backward: the Function was freed")
     try:
         dev = fn._ctx.jax_device()
-        grads = [_wrap(jax.device_put(np.asarray(g), dev), fn._ctx) for g in out_grads]
+        grads = [_wrap(_transfer.to_device(np.asarray(g), dev), fn._ctx) for g in out_grads]
         rets = fn.backward(*grads)
         if isinstance(rets, NDArray):
             rets = (rets,)

@@ -26,7 +26,7 @@ import numpy as np
 import jax
 import jax.numpy as jnp
 
-from .. import _compat_jax
+from .. import _compat_jax, _transfer
 
 HOST_CALLS = 8
 MAX_ELEMENTS = 1 << 22
@@ -192,9 +192,8 @@ def put(outs, dtypes, device, vals):
     # np.asarray, not np.ascontiguousarray: that one makes a 0-d result (1,)
     outs = [np.asarray(o, dtype=d, order="C") for o, d in zip(outs, dtypes)]
     if any(_compat_jax.committed(v) for v in vals):
-        return [jax.device_put(o, device) for o in outs]
-    with jax.default_device(device):
-        return [jax.device_put(o) for o in outs]
+        return [_transfer.to_device(o, device) for o in outs]
+    return [_transfer.to_default(o, device) for o in outs]
 
 
 def run(plan_, vals, device):

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _transfer
 from .. import rng as _rng
 from ..ndarray import NDArray, _wrap, fail_arrays
 from ..base import MXNetError
@@ -752,9 +753,9 @@ def _on(a, ctx):
 def _nd_zeros(shape, dtype, ctx):
     _registry.check_size("simple_bind", tuple(shape), dtype, "argument")  # before XLA allocates
     if math.prod(shape) <= _bucket.MAX_ELEMENTS:  # from the host: no fill kernel per shape
-        return _wrap(jax.device_put(np.zeros(tuple(shape), dtype), ctx.jax_device()), ctx)
+        return _wrap(_transfer.to_device(np.zeros(tuple(shape), dtype), ctx.jax_device()), ctx)
     return _wrap(jnp.zeros(tuple(shape), dtype, device=ctx.jax_device()), ctx)
 
 
 def _nd_array(v, dtype, ctx):
-    return _wrap(jax.device_put(np.asarray(v, dtype=dtype), ctx.jax_device()), ctx)
+    return _wrap(_transfer.to_device(np.asarray(v, dtype=dtype), ctx.jax_device()), ctx)

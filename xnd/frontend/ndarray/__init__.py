@@ -12,10 +12,9 @@ import numbers
 import sys
 import types
 
-import jax
 import numpy as _np  # not `np`: mx.nd.np is the numpy face (numpy_extension sets it)
 
-from ... import serialization
+from ... import _transfer, serialization
 from ...base import MXNetError
 from ...context import Context, current_context
 from ...lowering import registry
@@ -43,7 +42,7 @@ def _ctx(ctx):
 
 
 def _place(value, ctx):
-    return ndarray._wrap(jax.device_put(value, ctx.jax_device()), ctx)
+    return ndarray._wrap(_transfer.to_device(value, ctx.jax_device()), ctx)
 
 
 def array(source_array, ctx=None, dtype=None):

@@ -14,12 +14,12 @@ return numpy arrays in numpy mode.
 """
 import numbers
 
-import jax
 import numpy as onp
 
 import importlib
 
 _core = importlib.import_module("xnd.ndarray")  # the core module (xnd.ndarray is mx.nd)
+from ... import _transfer
 from ...base import MXNetError
 from ...context import Context, current_context
 from ...lowering import numpy as _lnp
@@ -548,7 +548,7 @@ NDArray.as_nd_ndarray = _as_nd
 
 
 def _place(value, ctx):
-    return _face(_core._wrap(jax.device_put(value, ctx.jax_device()), ctx))
+    return _face(_core._wrap(_transfer.to_device(value, ctx.jax_device()), ctx))
 
 
 def array(object, dtype=None, ctx=None, device=None):

@@ -1,0 +1,62 @@
+"""Host arrays onto the device (xnd/_transfer.py): device_put for a signature's first
+transfers, a jitted identity (one compile per signature) after PROMOTE_AFTER of them."""
+import jax
+import numpy as np
+import pytest
+
+import xnd as mx
+from xnd import _compat_jax, _transfer
+
+_COMPILES = [0]
+
+
+def _on_event(event, duration, **_):
+    if event == "/jax/core/compile/backend_compile_duration":
+        _COMPILES[0] += 1
+
+
+jax.monitoring.register_event_duration_secs_listener(_on_event)
+DEV = jax.devices()[0]
+
+
+def _compiles(fn):
+    before = _COMPILES[0]
+    out = fn()
+    return _COMPILES[0] - before, out
+
+
+@pytest.mark.parametrize("put, committed", [(_transfer.to_device, True),
+                                            (_transfer.to_default, False)])
+@pytest.mark.parametrize("value", [np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5,
+                                   np.array([2 ** 40, -3], np.int64),
+                                   np.array([True, False]), np.float16(-0.5) * np.ones((2, 1, 3), np.float16),
+                                   np.zeros((0, 3), np.float64), np.array(7, np.uint8)])
+def test_every_transfer_gives_the_same_values_dtype_and_placement(put, committed, value):
+    for k in range(_transfer.PROMOTE_AFTER + 3):        # both paths: device_put, the identity
+        got = put(value.copy(), DEV)
+        assert got.dtype == value.dtype and got.shape == value.shape, k
+        assert np.array_equal(np.asarray(got), value), k
+        assert _compat_jax.committed(got) is committed, k
+        assert got.devices() == {DEV}
+
+
+def test_random_shapes_compile_nothing_and_a_hot_shape_compiles_once():
+    rng = np.random.default_rng(3)
+    shapes = {tuple(int(d) for d in rng.integers(1, 40, 3)) for _ in range(60)}
+    n, _ = _compiles(lambda: [_transfer.to_device(np.ones(s, np.float32), DEV)
+                              for s in shapes for _ in range(_transfer.PROMOTE_AFTER)])
+    assert n == 0
+    hot = np.ones((3, 77, 5), np.float32)
+    n, outs = _compiles(lambda: [_transfer.to_device(hot * i, DEV) for i in range(40)])
+    assert n == 1
+    assert [float(o[0, 0, 0]) for o in outs] == [float(i) for i in range(40)]
+
+
+def test_nd_array_on_a_hot_shape_keeps_mxnet_dtypes():
+    for _ in range(_transfer.PROMOTE_AFTER + 2):
+        a = mx.nd.array([[1.5, -2.25]])                  # float32 by default, as in MXNet
+        b = mx.nd.array(np.array([[3, 4]], np.int64), dtype="int64")
+        c = mx.nd.array(np.array([[1, 2]], np.float64))  # a numpy float64 source: float32
+    assert a.dtype == np.float32 and a.asnumpy().tolist() == [[1.5, -2.25]]
+    assert b.dtype == np.int64 and b.asnumpy().tolist() == [[3, 4]]
+    assert c.dtype == np.float32 and c.asnumpy().tolist() == [[1.0, 2.0]]
