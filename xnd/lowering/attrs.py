@@ -9,6 +9,8 @@ words, "Invalid Parameter format for k expect int but value='inf', in operator
 topk(...)", never an OverflowError or RecursionError from the parser.
 """
 import ast
+import copy
+import functools
 import math
 
 import numpy as np
@@ -25,21 +27,30 @@ _INT64 = 2 ** 63
 
 def _literal(v):
     if isinstance(v, str):
-        s = v.strip()
-        if len(s) > MAX_LITERAL_CHARS:
-            raise ValueError(f"the value is {len(s)} characters long (at most "
-                             f"{MAX_LITERAL_CHARS})")
-        depth = 0
-        for c in s:
-            depth += c in "([{"
-            if depth > MAX_LITERAL_DEPTH:
-                raise ValueError(f"the value nests brackets deeper than {MAX_LITERAL_DEPTH}")
-            depth -= c in ")]}"
-        try:
-            return ast.literal_eval(s)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            return s
+        r = _eval_string(v)
+        # the memo hands out its containers: a copy, so that no caller can change them
+        return copy.deepcopy(r) if isinstance(r, (list, dict, set)) else r
     return v
+
+
+@functools.lru_cache(maxsize=4096)
+def _eval_string(v):
+    """The Python literal a string attribute spells, else the stripped string itself (a
+    memo: every eager call parses its attributes again, and ast.parse costs 20-40 us)."""
+    s = v.strip()
+    if len(s) > MAX_LITERAL_CHARS:
+        raise ValueError(f"the value is {len(s)} characters long (at most "
+                         f"{MAX_LITERAL_CHARS})")
+    depth = 0
+    for c in s:
+        depth += c in "([{"
+        if depth > MAX_LITERAL_DEPTH:
+            raise ValueError(f"the value nests brackets deeper than {MAX_LITERAL_DEPTH}")
+        depth -= c in ")]}"
+    try:
+        return ast.literal_eval(s)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return s
 
 
 def _int(v):
