@@ -25,7 +25,7 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # A module belongs to the layer of the longest prefix that names it.
 LAYERS = (
     ("xnd.base", "xnd.context", "xnd.name", "xnd.attribute", "xnd.semantics",
-     "xnd._compat_jax", "xnd.engine", "xnd.rng", "xnd._nest"),
+     "xnd._compat_jax", "xnd._transfer", "xnd.engine", "xnd.rng", "xnd._nest"),
     ("xnd.lowering",),
     ("xnd.ndarray", "xnd.op_function", "xnd.serialization"),
     ("xnd.symbol", "xnd.autograd"),
