@@ -1226,6 +1226,21 @@ def case_creation_ops_sized_by_their_consumers(mx, np):
     return out
 
 
+def case_unknown_rank_creation_ops_sized_by_their_consumers(mx, np):
+    # shape () is a shape of unknown rank in the legacy semantics; a Symbol given by keyword
+    # to an op without inputs (test_random's randn(data=...)) is dropped from the graph
+    x = mx.sym.var("x")
+    s = mx.sym.zeros(shape=()) + x
+    out = [list(s.infer_shape(x=(3, 4))),
+           s.bind(mx.cpu(), args={"x": mx.nd.array(_r(np, 31, 3, 4))}).forward()[0]]
+    for r in (mx.sym.random.uniform(), mx.sym.random.poisson(lam=2.0),
+              mx.sym.random.randn(data=mx.sym.ones((3, 4)), loc=1.0, scale=2.0)):
+        s = r + x
+        out += [list(s.infer_shape(x=(2, 5))), _g(s),
+                s.bind(mx.cpu(), args={"x": mx.nd.zeros((2, 5))}).forward()[0].shape]
+    return out
+
+
 def case_creation_op_of_unknown_dims_alone_raises(mx, np):
     return mx.sym.ones(shape=(-1, 2)).bind(mx.cpu(), args={}).forward()[0].asnumpy()
 

@@ -110,8 +110,9 @@ def _sampler(name, params):
 
 
 def _randn(*shape, loc=0, scale=1, dtype=None, **kwargs):
-    """mx.sym.random.randn(*shape): normal draws of that shape."""
-    return random.normal(loc, scale, shape=shape or None, dtype=dtype, **kwargs)
+    """mx.sym.random.randn(*shape): normal draws of that shape (MXNet stores ``shape=()``
+    when none is given: a shape its consumers then infer)."""
+    return random.normal(loc, scale, shape=shape, dtype=dtype, **kwargs)
 
 
 def _scalar_binary(name, op, sop, rsop, hint, scalar_fn):

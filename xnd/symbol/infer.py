@@ -140,6 +140,8 @@ def propagate(sym, shapes, dtypes, is_train=False):
                 continue
             if _unsized(n) is not None and (id(n), 0) not in out:
                 want = _merge(targets.get((id(n), 0)), _unsized(n))
+                if not want:      # rank unknown, and no consumer has given a shape yet
+                    continue
                 if 0 in want:
                     partial[id(n)] = want
                 else:
@@ -177,15 +179,22 @@ def propagate(sym, shapes, dtypes, is_train=False):
 
 
 # creation ops whose ``shape`` may hold -1s, dims MXNet infers from the op's consumers
-# (``mx.sym.ones(shape=(-1, -1)) + x``); the executor runs them at the inferred shape
-_CREATION = frozenset({"_zeros", "_ones", "_full"})
+# (``mx.sym.ones(shape=(-1, -1)) + x``), or be (), a shape of unknown rank in the legacy
+# semantics (``mx.sym.random.uniform() + x``); the executor runs them at the inferred shape
+_CREATION = frozenset({"_zeros", "_ones", "_full", "_random_uniform", "_random_normal",
+                       "_random_randint", "_random_exponential", "_random_gamma",
+                       "_random_poisson", "_random_negative_binomial",
+                       "_random_generalized_negative_binomial"})
 
 
 def _unsized(node):
-    """A creation node's shape with its unknown (-1) dims as 0s, or None when fully given."""
+    """A creation node's shape with its unknown (-1) dims as 0s, () for an unknown rank, or
+    None when fully given."""
     if node.op.name not in _CREATION or node.inputs:
         return None
     shape = tuple(node.params().get("shape") or ())
+    if not shape:
+        return None if is_np_shape() else ()
     return tuple(0 if d == -1 else d for d in shape) if -1 in shape else None
 
 

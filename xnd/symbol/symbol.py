@@ -416,6 +416,10 @@ def _create(opname, inputs, kwargs, name, hint, attr=None):
     # as the node's (and its implicit variables') hidden ``__key__`` attributes
     kw_hidden = {k: kwargs[k] for k in kwargs if k in _HIDDEN and k not in op.params}
     kwargs = {k: v for k, v in kwargs.items() if k not in kw_hidden}
+    if not op.inputs and not op.variadic:
+        # MXNet composes an operator without inputs with nothing: a Symbol passed by keyword
+        # (test_random's ``sym.random.randn(data=sym)``) is dropped, not an attribute
+        kwargs = {k: v for k, v in kwargs.items() if not isinstance(v, Symbol)}
     # an explicit None is stored as "None" where it is a value (sort(axis=None) flattens), as
     # MXNet's generated functions store it; elsewhere it means "not given"
     stored = {k: attr_str(v) for k, v in kwargs.items()
