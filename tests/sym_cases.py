@@ -1241,6 +1241,45 @@ def case_unknown_rank_creation_ops_sized_by_their_consumers(mx, np):
     return out
 
 
+def case_monitor_all_input_names(mx, np):
+    # MXNet names an input by its operator's FListInputNames where it has one, input<j>
+    # where not, arg<j> for the variadic operators (with MKLDNN's subgraphs off, which would
+    # rename the convolutions)
+    old = os.environ.get("MXNET_SUBGRAPH_BACKEND")
+    os.environ["MXNET_SUBGRAPH_BACKEND"] = "NONE"
+    try:
+        d = mx.sym.Variable("data", shape=(2, 3, 4, 4))
+        x2 = mx.sym.Variable("x2", shape=(2, 3, 4, 4))
+        syms = [mx.sym.Convolution(d, kernel=(2, 2), num_filter=1, name="conv"),
+                mx.sym.Activation(d, act_type="relu", name="act"),
+                mx.sym.concat(d, x2, dim=0, name="concat"), mx.sym.add_n(d, x2, name="an"),
+                mx.sym.SoftmaxActivation(d, name="sa"), mx.sym.relu(d, name="r"),
+                mx.sym.sum(d, axis=1, name="s"), mx.sym.transpose(d, name="t"),
+                mx.sym.clip(d, 0, 1, name="cl"), mx.sym.slice_axis(d, axis=1, begin=0, end=2, name="sx"),
+                mx.sym.UpSampling(d, scale=2, sample_type="nearest", name="un"),
+                mx.sym.UpSampling(d, mx.sym.Variable("w", shape=(3, 1, 4, 4)), scale=2,
+                                  sample_type="bilinear", num_filter=3, name="ub"),
+                mx.sym.softmax(d, name="sm"), mx.sym.Dropout(d, name="do"),
+                mx.sym.InstanceNorm(d, name="in"), mx.sym.L2Normalization(d, name="l2"),
+                mx.sym.broadcast_add(d, x2, name="ba")]
+        out = []
+        for s in syms:
+            exe = s.simple_bind(mx.cpu(), grad_req="null")
+            got = []
+            exe.set_monitor_callback(lambda k, a: got.append(k.decode() if isinstance(k, bytes)
+                                                             else k), monitor_all=True)
+            exe.forward()
+            mx.nd.waitall()
+            # the inputs, the outputs MXNet shows: xnd leaves out hidden ones (mean, mask...)
+            out.append(got[:len(s.list_arguments()) * 2 + 1])
+        return out
+    finally:
+        if old is None:
+            del os.environ["MXNET_SUBGRAPH_BACKEND"]
+        else:
+            os.environ["MXNET_SUBGRAPH_BACKEND"] = old
+
+
 def case_creation_op_of_unknown_dims_alone_raises(mx, np):
     return mx.sym.ones(shape=(-1, 2)).bind(mx.cpu(), args={}).forward()[0].asnumpy()
 

@@ -26,6 +26,7 @@ from ..lowering import registry as _registry
 from ..lowering import xla_options
 from ..lowering.dtypes import NOT_REAL_ERRORS, as_real, real_run
 from . import cse as _cse
+from . import monitor_names
 from . import rewrite as _rewrite
 from . import layout as _layout
 from .infer import complete_creations, eval_node, node_call
@@ -656,7 +657,7 @@ def _internal_values(symbol, arg_names, args, aux_names, aux, key, is_train):
     """The op nodes in graph order, {(id(node), output): value} of every internal output (one
     extra jitted run of the graph's internals) and {variable name: value}."""
     ops = [n for n in topo(symbol._outputs) if n.op is not None]
-    entries = [(n, i) for n in ops for i in range(n.num_outputs())]
+    entries = [(n, i) for n in ops for i in range(n.num_visible())]  # the monitor's outputs
     internals = type(symbol)(entries)  # a Symbol of the same graph (symbol.py imports us)
     g = graph_function(internals)
     by_name = dict(zip(arg_names, args))
@@ -691,7 +692,8 @@ def run_monitor(symbol, callback, monitor_all, arg_names, args, aux_names, aux, 
                 v = var_vals[src.name] if src.op is None else values[(id(src), k)]
                 if src.op is None:  # MXNet names a variable input by itself first
                     callback(src.name.encode(), _wrap(v, ctx))
-                callback(("%s_%s" % (n.name, n.input_slot(j))).encode(), _wrap(v, ctx))
+                callback(("%s_%s" % (n.name, monitor_names.input_name(n, j))).encode(),
+                         _wrap(v, ctx))
         for i, name in enumerate(n.output_names()):
             callback(name.encode(), _wrap(values[(id(n), i)], ctx))
 
