@@ -381,6 +381,11 @@ case("nms_topk_ties", "contrib.box_nms", [("data", _tied_scores(40, batch=(2,)))
 case("nms_topk_ties_force", "contrib.box_nms", [("data", _tied_scores(40))],
      dict(topk=12, overlap_thresh=0.2, force_suppress=True, valid_thresh=0.5), grad=("data",))
 
+# straight-through estimators: round/sign forward, the head gradient unchanged
+_STE = arr([-2.5, -1.5, -0.5, 0.0, 0.5, 1.5, 2.5, 0.3, -0.3, 7.49])
+case("round_ste", "contrib.round_ste", [("data", _STE)], grad=("data",))
+case("sign_ste", "contrib.sign_ste", [("data", _STE.reshape(2, 5))], grad=("data",))
+
 
 # ---- recording (on MXNet 1.9.1) ---------------------------------------------------------------
 def _message(e):

@@ -1,6 +1,6 @@
 """Contrib array operators: ``_contrib_boolean_mask``, ``_contrib_index_copy``,
 ``_contrib_index_array``, ``_contrib_allclose``, ``_contrib_gradientmultiplier``,
-``_contrib_quadratic``, ``_contrib_fft`` / ``_contrib_ifft``, ``_contrib_count_sketch`` and
+``_contrib_round_ste``, ``_contrib_sign_ste``, ``_contrib_quadratic``, ``_contrib_fft`` / ``_contrib_ifft``, ``_contrib_count_sketch`` and
 ``_contrib_div_sqrt_dim``.
 
 boolean_mask's output length depends on the mask's values, which a compiled XLA program
@@ -13,6 +13,7 @@ import jax.numpy as jnp
 
 from ..base import MXNetError
 from .attrs import Bool, Float, Int, OptShape
+from .elemwise import _round_half_away
 from .nn_common import fmt
 from .registry import register
 
@@ -97,6 +98,28 @@ def gradientmultiplier(data, *, scalar: Float = 1.0, is_int: Bool = True):
 
     f.defvjp(lambda x: (x, None), lambda _, g: (g * jnp.asarray(scalar, g.dtype),))
     return f(data)
+
+
+def _straight_through(forward):
+    """``forward`` with an identity gradient (a straight-through estimator)."""
+    @jax.custom_vjp
+    def f(x):
+        return forward(x)
+
+    f.defvjp(lambda x: (forward(x), None), lambda _, g: (g,))
+    return f
+
+
+@register("_contrib_round_ste")
+def round_ste(data):
+    """round (halves away from zero), whose gradient passes straight through."""
+    return _straight_through(_round_half_away)(data)
+
+
+@register("_contrib_sign_ste")
+def sign_ste(data):
+    """sign, whose gradient passes straight through."""
+    return _straight_through(jnp.sign)(data)
 
 
 @register("_contrib_quadratic")
