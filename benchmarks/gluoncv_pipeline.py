@@ -62,6 +62,15 @@ def _np(*arrays):
     return [a.asnumpy() if hasattr(a, "asnumpy") else np.asarray(a) for a in arrays]
 
 
+def _seeded(mx, transform, runs, classes=20):
+    """A random transform's outputs on ``runs`` images, the generators seeded per run."""
+    out = []
+    for k in range(runs):
+        _seed(k)
+        out += _np(*transform(_image(mx, seed=k), _label(classes=classes, seed=k)))
+    return out
+
+
 # ---- presets ---------------------------------------------------------------------------
 @check
 def ssd_val_transform(mx, gcv):
@@ -71,18 +80,13 @@ def ssd_val_transform(mx, gcv):
 
 @check
 def ssd_train_transform(mx, gcv):
-    out = []
-    t = gcv.data.transforms.presets.ssd.SSDDefaultTrainTransform(300, 300)
-    for k in range(4):
-        _seed(k)
-        out += _np(*t(_image(mx, seed=k), _label(seed=k)))
-    return out
+    return _seeded(mx, gcv.data.transforms.presets.ssd.SSDDefaultTrainTransform(300, 300), 4)
 
 
 @check
 def ssd_train_transform_targets(mx, gcv):
     t = gcv.data.transforms.presets.ssd.SSDDefaultTrainTransform(
-        300, 300, anchors=_anchors(mx) * 300 / 300)
+        300, 300, anchors=_anchors(mx))
     _seed(5)
     return _np(*t(_image(mx), _label()))
 
@@ -99,11 +103,7 @@ def yolo3_train_transform_targets(mx, gcv):
                                   pretrained_base=False)
     net.initialize(mx.init.Zero())
     t = gcv.data.transforms.presets.yolo.YOLO3DefaultTrainTransform(320, 320, net=net)
-    out = []
-    for k in range(2):
-        _seed(k)
-        out += _np(*t(_image(mx, seed=k), _label(classes=80, seed=k)))
-    return out
+    return _seeded(mx, t, 2, classes=80)
 
 
 @check
@@ -115,11 +115,7 @@ def rcnn_val_transform(mx, gcv):
 @check
 def rcnn_train_transform(mx, gcv):
     t = gcv.data.transforms.presets.rcnn.FasterRCNNDefaultTrainTransform(short=400, max_size=600)
-    out = []
-    for k in range(3):
-        _seed(k)
-        out += _np(*t(_image(mx, seed=k), _label(seed=k)))
-    return out
+    return _seeded(mx, t, 3)
 
 
 @check

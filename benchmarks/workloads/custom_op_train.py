@@ -11,14 +11,11 @@ leaves the compiled graph twice (forward and backward run the Python operator on
 The warm-up call binds, initializes and runs a first epoch slice; the timed call is a second
 ``fit``.  No JAX twin (``IMPLS``).  Checksum: sum of |weights| after the run.
 """
-import logging
 import sys
-import warnings
 
 import numpy as np
 
 from . import mlp_module
-from .mlp_module import BATCH, EPOCH, LAYERS, LR, MOMENTUM, NAMES, WD, _check, _data, _plan
 
 N, N_QUICK = 200, 4               # training batches: one epoch
 WARMUP = 200               # a whole epoch over the iterator itself: fit's compiled 50-batch runs (module/_fit_scan.py) compile here
@@ -64,37 +61,14 @@ def _register(mx):
 _STATE = {}
 
 
-def _build(mx):
-    _register(mx)
-    params, x, y = _data()
-    h = mx.sym.Variable("data")
-    for i, name in enumerate(NAMES):
-        h = mx.sym.FullyConnected(h, num_hidden=LAYERS[i + 1], name=name)
-        if i < len(NAMES) - 1:
-            h = mx.sym.Activation(h, act_type="relu")
-    net = mx.sym.Custom(h, mx.sym.Variable("softmax_label"), op_type="bench_softmax", name="softmax")
-    logger = logging.getLogger("custom_op_bench")
-    logger.setLevel(logging.ERROR)
-    mod = mx.mod.Module(net, context=mx.cpu(), logger=logger)
-    arg_params = {k: mx.nd.array(v) for k, v in params.items()}
-    it = mx.io.NDArrayIter(x, y, batch_size=BATCH, shuffle=False, last_batch_handle="pad",
-                           label_name="softmax_label")
-    return mod, arg_params, it
+def _head(mx, h):
+    return mx.sym.Custom(h, mx.sym.Variable("softmax_label"), op_type="bench_softmax",
+                         name="softmax")
 
 
 def run_mx(mx, n):
     st = _STATE.get("mx")
     if st is None:
-        st = _STATE["mx"] = _build(mx)
-    mod, arg_params, it = st
-    batches, epochs = _plan(n)
-    it.reset()
-    train = it if batches == EPOCH else mx.io.ResizeIter(it, batches)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        mod.fit(train, num_epoch=epochs, eval_metric="acc", kvstore="local", optimizer="sgd",
-                optimizer_params={"learning_rate": LR, "momentum": MOMENTUM, "wd": WD},
-                arg_params=arg_params, aux_params={})
-    mx.nd.waitall()
-    arg, _ = mod.get_params()
-    return {"check": _check([arg[k].asnumpy() for k in sorted(arg)])}
+        _register(mx)
+        st = _STATE["mx"] = mlp_module._build(mx, _head)
+    return mlp_module.fit(mx, st, n)

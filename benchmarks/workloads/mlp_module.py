@@ -69,14 +69,16 @@ def _check(arrays):
 _STATE = {}
 
 
-def _build(mx):
+def _build(mx, head=None):
+    """The module, its initial parameters and the iterator; ``head(mx, h)`` makes the
+    network's output from the last layer (SoftmaxOutput when None)."""
     params, _, _ = _data()
     h = mx.sym.Variable("data")
     for i, name in enumerate(NAMES):
         h = mx.sym.FullyConnected(h, num_hidden=LAYERS[i + 1], name=name)
         if i < len(NAMES) - 1:
             h = mx.sym.Activation(h, act_type="relu")
-    net = mx.sym.SoftmaxOutput(h, name="softmax")
+    net = head(mx, h) if head is not None else mx.sym.SoftmaxOutput(h, name="softmax")
     logger = logging.getLogger("mlp_module_bench")
     logger.setLevel(logging.ERROR)      # fit's "already bound/initialized" and epoch lines
     mod = mx.mod.Module(net, context=mx.cpu(), logger=logger)
@@ -87,10 +89,8 @@ def _build(mx):
     return mod, arg_params, it
 
 
-def run_mx(mx, n):
-    st = _STATE.get("mx")
-    if st is None:
-        st = _STATE["mx"] = _build(mx)
+def fit(mx, st, n):
+    """``n`` batches of ``Module.fit`` on a ``_build`` state; the checksum of the weights."""
     mod, arg_params, it = st
     batches, epochs = _plan(n)
     it.reset()
@@ -103,6 +103,13 @@ def run_mx(mx, n):
     mx.nd.waitall()
     arg, _ = mod.get_params()
     return {"check": _check([arg[k].asnumpy() for k in sorted(arg)])}
+
+
+def run_mx(mx, n):
+    st = _STATE.get("mx")
+    if st is None:
+        st = _STATE["mx"] = _build(mx)
+    return fit(mx, st, n)
 
 
 @functools.cache
