@@ -265,7 +265,7 @@ def _conv_net(widths):
 
 def test_initialize_compiles_nothing_per_parameter_shape(monkeypatch):
     # the transfer identity (xnd/_transfer.py) compiles once per signature this process has
-    # put on the device 8 times, whoever put it (tests/test_transfer.py); kept out here
+    # put on the device PROMOTE_AFTER times, whoever put it (tests/test_transfer.py); kept out here
     monkeypatch.setattr(_transfer, "PROMOTE_AFTER", 10 ** 9)
     mx.nd.waitall()
     for widths in ([4, 6], [5, 7, 9, 11, 13]):

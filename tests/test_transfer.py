@@ -47,9 +47,10 @@ def test_random_shapes_compile_nothing_and_a_hot_shape_compiles_once():
                               for s in shapes for _ in range(_transfer.PROMOTE_AFTER)])
     assert n == 0
     hot = np.ones((3, 77, 5), np.float32)
-    n, outs = _compiles(lambda: [_transfer.to_device(hot * i, DEV) for i in range(40)])
+    runs = _transfer.PROMOTE_AFTER + 40
+    n, outs = _compiles(lambda: [_transfer.to_device(hot * i, DEV) for i in range(runs)])
     assert n == 1
-    assert [float(o[0, 0, 0]) for o in outs] == [float(i) for i in range(40)]
+    assert [float(o[0, 0, 0]) for o in outs] == [float(i) for i in range(runs)]
 
 
 def test_nd_array_on_a_hot_shape_keeps_mxnet_dtypes():

@@ -2,10 +2,13 @@
 
 ``jax.device_put`` of a small numpy array costs 110-190 us of Python on jax 0.10 (sharding
 checks, tree handling, profiler hooks); a jitted identity takes the same array through jit's
-C++ dispatch in 20-30 us, but compiles once per (shape, dtype, device).  So the first
-``PROMOTE_AFTER`` transfers of a signature use ``device_put`` (a loop over random shapes never
-compiles) and the later ones the identity: a custom operator's callback, ``nd.array`` of each
-batch and the host path's results (``lowering/host_eval.py``) stop paying device_put's price.
+C++ dispatch in 20-30 us, but compiles once per (shape, dtype, device), 25-70 ms here: it
+pays for itself after some 300 transfers.  So the first ``PROMOTE_AFTER`` transfers of a
+signature use ``device_put`` (a loop over random shapes never compiles; with 8, the 200
+random-shape ``broadcast_to`` calls of benchmarks/workloads/first_broadcast.py spent more on
+compiles than they saved) and later ones the identity: a custom operator's callbacks,
+``nd.array`` of each batch and the host path's results (``lowering/host_eval.py``) in a
+steady loop stop paying device_put's price.
 
 Both give the source's values and dtype (x64 rules included).  The caller hands the numpy
 array over: device_put may alias its memory on CPU, so it must not be written afterwards
@@ -16,7 +19,7 @@ committed (``device_put`` under ``jax.default_device(device)``), so that jit may
 import jax
 import numpy as np
 
-PROMOTE_AFTER = 8
+PROMOTE_AFTER = 256
 _seen = {}          # (shape, dtype, device, committed) -> transfers so far
 _identity = {}      # (device, committed) -> jitted identity
 
