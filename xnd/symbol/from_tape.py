@@ -6,6 +6,7 @@ constants ``null<k>`` (k: the node's position in the graph), operator nodes
 below the symbol layer.
 """
 from ..base import MXNetError
+from ..lowering import registry
 from .symbol import Node, Symbol, _create
 
 
@@ -31,10 +32,16 @@ def symbol_of(entry):
                 raise MXNetError("autograd.get_symbol: the graph holds a custom Function or a "
                                  "higher-order gradient node, which has no Symbol form")
             op = kind[1]
+            if not registry.exists(op.name):
+                raise MXNetError(f"autograd.get_symbol: the graph holds {op.name}, a hybridized "
+                                 f"block's whole graph recorded as one operator, which xnd "
+                                 f"does not turn back into Symbol nodes")
             ins = [None if e is None else _output(build(e[0]), e[1]) for e in node.inputs]
             # static attributes as MXNet stores them (the ones given, i.e. not default);
             # dynamic ones (scalars) always
-            attrs = {k: v for k, v in zip(op.static, kind[2]) if v != op.params[k].default}
+            # (the mode flag ``is_train`` is no attribute: MXNet's graphs get it at run time)
+            attrs = {k: v for k, v in zip(op.static, kind[2])
+                     if k in op.params and v != op.params[k].default}
             attrs.update((n, float(v) if isinstance(v, int) and not isinstance(v, bool) else v)
                          for n, v in zip([n for n in op.dynamic if n != "key"], node.dyn))
             name = f"node_{counters['node']}"
