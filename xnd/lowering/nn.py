@@ -12,6 +12,7 @@ from jax import lax
 from ..base import MXNetError
 from .attrs import Bool, Dtype, Float, Int, Shape, bounded, choice, optional
 from .dtypes import same_dtype
+from .elemwise import expm1
 from .nn_common import fmt, param_shapes_from
 from .random import prng
 from .registry import register
@@ -94,7 +95,7 @@ _SELU_LAMBDA = 1.0507009873554804934193349852946
 @jax.custom_vjp
 def _selu(x):
     zero = jnp.zeros((), x.dtype)
-    neg = jnp.asarray(_SELU_ALPHA, x.dtype) * jnp.expm1(jnp.minimum(x, zero))
+    neg = jnp.asarray(_SELU_ALPHA, x.dtype) * expm1(jnp.minimum(x, zero))
     return jnp.asarray(_SELU_LAMBDA, x.dtype) * jnp.where(x > 0, x, neg)
 
 
@@ -155,7 +156,7 @@ def leaky_relu(data, gamma=None, *,
             g = g.reshape(gs)
         return jnp.where(x > 0, x, g * x)
     if act_type == "elu":
-        return jnp.where(x > 0, x, jnp.asarray(slope, x.dtype) * jnp.expm1(jnp.minimum(x, zero)))
+        return jnp.where(x > 0, x, jnp.asarray(slope, x.dtype) * expm1(jnp.minimum(x, zero)))
     if act_type == "selu":
         return _selu(x)
     if act_type == "gelu":
