@@ -48,8 +48,11 @@ def _signature(args, kwargs):
         if shape is None:
             sig.append(x if isinstance(x, (bool, int, float, str, type(None))) else type(x))
         else:
-            # the dtype object itself: str() of a dtype costs 9 us, ten times the rest of a leaf
-            sig.append((tuple(shape), x.dtype, bool(getattr(x, "weak_type", False))))
+            # the dtype object itself: str() of a dtype costs 9 us, ten times the rest of a leaf;
+            # the placement too: a program run on another device is a build of its own there,
+            # and counts its calls afresh (two modules alike on two devices give equal numbers)
+            sig.append((tuple(shape), x.dtype, bool(getattr(x, "weak_type", False)),
+                        getattr(x, "sharding", None)))
     return tree, tuple(sig)
 
 

@@ -653,11 +653,14 @@ def check_heads(symbol, mask, heads, arg_names=None):
                 f"backward (pass out_grads, or wrap the output in MakeLoss or BlockGrad)")
 
 
-def _internal_values(symbol, arg_names, args, aux_names, aux, key, is_train):
+def _internal_values(symbol, arg_names, args, aux_names, aux, key, is_train, hidden=False):
     """The op nodes in graph order, {(id(node), output): value} of every internal output (one
-    extra jitted run of the graph's internals) and {variable name: value}."""
+    extra jitted run of the graph's internals; the visible outputs, which the forward monitor
+    lists, or with ``hidden`` every output, which the backward monitor's vjps take) and
+    {variable name: value}."""
     ops = [n for n in topo(symbol._outputs) if n.op is not None]
-    entries = [(n, i) for n in ops for i in range(n.num_visible())]  # the monitor's outputs
+    entries = [(n, i) for n in ops
+               for i in range(n.num_outputs() if hidden else n.num_visible())]
     internals = type(symbol)(entries)  # a Symbol of the same graph (symbol.py imports us)
     g = graph_function(internals)
     by_name = dict(zip(arg_names, args))
@@ -708,7 +711,8 @@ def run_backward_monitor(symbol, callback, arg_names, args, aux_names, aux, key,
     each operator's C++ gradient; those rows are not reproduced."""
     if not _wanted(callback):
         return
-    ops, values, var_vals = _internal_values(symbol, arg_names, args, aux_names, aux, key, True)
+    ops, values, var_vals = _internal_values(symbol, arg_names, args, aux_names, aux, key, True,
+                                             hidden=True)
     aux_set = set(aux_names)
     cot = {}
     for i, (n, k) in enumerate(symbol._outputs):
