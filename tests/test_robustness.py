@@ -174,9 +174,10 @@ def test_symbol_loader_refuses_graphs_mxnet_would_miswire(name):
 
 
 def test_graph_passes_are_linear():
-    """A 30,000-node chain loads, infers and binds in under 3 s of CPU time (MXNet: well under
-    a second; xnd was quadratic: 8,000 nodes took 39 s). CPU time, not wall time, so a loaded
-    CI machine does not fail it."""
+    """A 30,000-node chain loads, infers and binds in under 6 s of CPU time (MXNet: well under
+    a second; xnd was quadratic: 8,000 nodes took 39 s, so 30,000 would take minutes). CPU
+    time, not wall time, so a loaded CI machine does not fail it; the 2-core development
+    machine measures 2.9-3.2 s in both environments, which made a 3 s bound fail by chance."""
     import time
     x = mx.sym.var("data")
     for _ in range(30000):
@@ -190,4 +191,4 @@ def test_graph_passes_are_linear():
     assert out == [(2, 3)] and arg == [(2, 3)] and aux == []
     assert ex.arg_arrays[0].shape == (2, 3)
     assert s.tojson() == text
-    assert spent < 3.0, f"load + infer_shape + simple_bind took {spent:.2f} s of CPU"
+    assert spent < 6.0, f"load + infer_shape + simple_bind took {spent:.2f} s of CPU"
