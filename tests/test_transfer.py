@@ -61,3 +61,11 @@ def test_nd_array_on_a_hot_shape_keeps_mxnet_dtypes():
     assert a.dtype == np.float32 and a.asnumpy().tolist() == [[1.5, -2.25]]
     assert b.dtype == np.int64 and b.asnumpy().tolist() == [[3, 4]]
     assert c.dtype == np.float32 and c.asnumpy().tolist() == [[1.0, 2.0]]
+
+
+def test_the_signature_counts_stay_bounded(monkeypatch):
+    monkeypatch.setattr(_transfer, "MAX_SIGNATURES", 50)
+    for k in range(1, 200):
+        _transfer.to_device(np.zeros((k, 3), np.float32), DEV)
+        assert len(_transfer._seen) <= 50
+    assert np.asarray(_transfer.to_device(np.full((2, 2), 7, np.int32), DEV)).tolist() == [[7, 7], [7, 7]]

@@ -20,6 +20,7 @@ import jax
 import numpy as np
 
 PROMOTE_AFTER = 256
+MAX_SIGNATURES = 1 << 16   # a loop over ever new shapes starts counting afresh past this many
 _seen = {}          # (shape, dtype, device, committed) -> transfers so far
 _identity = {}      # (device, committed) -> jitted identity
 
@@ -40,6 +41,8 @@ def _promoted(value, device, commit):
     n = _seen.get(key, 0)
     if n >= PROMOTE_AFTER:
         return True
+    if not n and len(_seen) >= MAX_SIGNATURES:
+        _seen.clear()
     _seen[key] = n + 1
     return False
 
