@@ -65,6 +65,8 @@ def test_nd_array_on_a_hot_shape_keeps_mxnet_dtypes():
 
 def test_the_signature_counts_stay_bounded(monkeypatch):
     monkeypatch.setattr(_transfer, "MAX_SIGNATURES", 50)
+    # Earlier tests in the same process leave their own signatures behind.
+    monkeypatch.setattr(_transfer, "_seen", {})
     for k in range(1, 200):
         _transfer.to_device(np.zeros((k, 3), np.float32), DEV)
         assert len(_transfer._seen) <= 50
