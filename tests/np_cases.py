@@ -300,6 +300,39 @@ CASES = {
                       "npx.save(p, {'a': f32, 'b': M})\nd = npx.load(p)\n"
                       "result = [sorted(d), d['b'], type(d['a']).__name__]"),
     "npx_err_mix": "npx.relu(mx.nd.ones(2))",
+    # reductions with dtype=: the total is accumulated wide and cast once
+    "sum_f32_as_f16": "np.sum(np.arange(2000.) / 3000 + 0.1, dtype='float16')",
+    "sum_f16_as_f16": "np.sum(np.ones(3000, dtype='float16') / 7, dtype='float16')",
+    "sum_i8_as_i8": "np.sum(np.arange(40, dtype='int8'), dtype='int8')",
+    "mean_i8_as_i8": "np.mean(np.array([100, 100, 101], dtype='int8'), dtype='int8')",
+    "mean_f32_as_i32": "np.mean(np.array([1.5, 2.5, 4.5]), dtype='int32')",
+    "mean_i32_as_f16": "np.mean(np.array([1, 2, 4], dtype='int32'), dtype='float16')",
+    "insert_slice": "np.insert(np.arange(6).reshape(3, 2), slice(0, 3), np.array([[7], [8], [9]]), axis=0)",
+    # gradients through casts to integers (MXNet passes them; integer inputs get them too)
+    "grad_sum_int_dtype": ("x = np.arange(6, dtype='int8').reshape(2, 3)\nx.attach_grad()\n"
+                           "with mx.autograd.record():\n    y = np.sum(x, axis=0, dtype='int32')\n"
+                           "y.backward()\nresult = [y, x.grad]"),
+    "grad_mean_to_int": ("x = np.array([[0.5, 1.5], [2., 3.]])\nx.attach_grad()\n"
+                         "with mx.autograd.record():\n    y = x.mean(axis=0, dtype='int32')\n"
+                         "y.backward()\nresult = [y, x.grad]"),
+    "grad_hybrid_mean_to_int": (
+        "class B(mx.gluon.HybridBlock):\n    def hybrid_forward(self, F, a):\n"
+        "        return a.mean(axis=0, dtype='int8')\n"
+        "b = B()\nb.hybridize()\nx = np.array([[0.5, 1.5], [2., 3.]], dtype='float16')\n"
+        "x.attach_grad()\nwith mx.autograd.record():\n    y = b(x)\n"
+        "y.backward()\nresult = [y, x.grad]"),
+    "grad_hybrid_int_input": (
+        "class B(mx.gluon.HybridBlock):\n    def hybrid_forward(self, F, a):\n"
+        "        return F.np.sum(a * 2, axis=1)\n"
+        "b = B()\nb.hybridize()\nx = np.arange(6, dtype='int32').reshape(2, 3)\n"
+        "x.attach_grad()\nwith mx.autograd.record():\n    y = b(x)\n"
+        "y.backward()\nresult = [y, x.grad]"),
+    "grad_hybrid_nd_cast_int": (
+        "npx.reset_np()\nclass B(mx.gluon.HybridBlock):\n    def hybrid_forward(self, F, a):\n"
+        "        return F.cast(a * 3, 'int32')\n"
+        "b = B()\nb.hybridize()\nx = mx.nd.array([0.5, 1.5])\n"
+        "x.attach_grad()\nwith mx.autograd.record():\n    y = b(x)\n"
+        "y.backward()\nnpx.set_np()\nresult = [y, x.grad]"),
 }
 
 

@@ -36,7 +36,7 @@ import numpy as np
 from ..base import MXNetError
 from ..ndarray import STATE, _wrap
 from ..lowering import xla_options
-from ..lowering.dtypes import NOT_REAL_ERRORS, as_real
+from ..lowering.dtypes import NOT_REAL_ERRORS, as_real, real_run
 from .tape import ExtNode, OpNode, grad_req, live_entry, var_entry
 
 NOT_IN_GRAPH_MSG = ("Cannot differentiate node because it is not in a computational graph. You need "
@@ -172,7 +172,8 @@ def _node_vjp(call, ins, d, dpos):
         for p, v in zip(dpos, dv):
             ii[p] = v
         return call(ii, d)
-    return jax.vjp(f, *[as_real(ins[p]) for p in dpos])
+    with real_run():
+        return jax.vjp(f, *[as_real(ins[p]) for p in dpos])
 
 
 
@@ -217,7 +218,8 @@ def _make_pure(plan):
                 for i, v in zip(diff, dv):
                     ev[i] = v
                 return replay(ev, dyn_vals)
-            return jax.vjp(f, *[as_real(ext_vals[i]) for i in diff], has_aux=True)
+            with real_run():
+                return jax.vjp(f, *[as_real(ext_vals[i]) for i in diff], has_aux=True)
 
         diff = [i for i in wanted if _inexact(ext_vals[i]) or _integer(ext_vals[i])]
         try:

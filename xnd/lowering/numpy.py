@@ -32,6 +32,7 @@ import numpy as onp
 from .indexing import thaw as _thaw_index
 from .random import gamma as _gamma_f32
 from .registry import Dynamic, _ANY_SHAPE, register
+from .shape import cast_passing_grad
 
 # ---- the frozen call ----------------------------------------------------------------------
 
@@ -46,6 +47,8 @@ def thaw_value(v):
             return [thaw_value(x) for x in v[1]]
         if tag == "d":
             return jnp.dtype(v[1])
+        if tag == "S":
+            return slice(*(thaw_value(x) for x in v[1]))
         if tag in ("f", "i", "b"):
             return v[1]
     return v
@@ -71,8 +74,8 @@ def freeze_value(v):
             return ("d", onp.dtype(v).name)
         except TypeError:
             pass
-    if isinstance(v, slice):
-        return v
+    if isinstance(v, slice):  # (slices are unhashable before Python 3.12)
+        return ("S", tuple(freeze_value(x) for x in (v.start, v.stop, v.step)))
     raise TypeError(f"unsupported argument {v!r} of type {type(v).__name__}")
 
 
@@ -198,8 +201,38 @@ def _cast_float(x):
     return x if _isfloat(x.dtype) else x.astype(_F32)
 
 
+_ACCUMULATE = frozenset("sum nansum prod nanprod cumsum".split())
+
+
+def _accumulating(jfn):
+    """MXNet's ``dtype=`` casts the result, not the input: it accumulates in the wider of the
+    input's and the asked dtype (float16 in float32) and casts the total (``sum(float32,
+    dtype=float16)`` is the float32 sum rounded once, not a float16 running sum)."""
+    def run(a, *args, dtype=None, **kwargs):
+        if dtype is None:
+            return jfn(a, *args, **kwargs)
+        acc = jnp.promote_types(a.dtype, dtype)
+        if acc == jnp.float16 or acc == jnp.bfloat16:
+            acc = _F32
+        return cast_passing_grad(jfn(a, *args, dtype=acc, **kwargs), dtype)
+    run.__name__ = jfn.__name__
+    return run
+
+
 def _mean(a, axis=None, dtype=None, keepdims=False):
-    r = jnp.mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
+    """numpy's mean: an integer ``dtype`` on integer input sums in that dtype (wrapping) and
+    truncates the quotient; otherwise the wider float accumulates (float16 in float32)."""
+    if dtype is not None and not _isfloat(jnp.dtype(dtype)) and not _isfloat(a.dtype):
+        total = jnp.sum(a.astype(dtype), axis=axis, dtype=dtype, keepdims=keepdims)
+        return cast_passing_grad(total / (a.size // max(total.size, 1) if a.size else 1), dtype)
+    acc = None if dtype is None else jnp.promote_types(a.dtype, dtype)
+    if acc is not None and not _isfloat(acc):
+        acc = _F32 if a.dtype != _F64 else _F64
+    if acc is not None and (acc == jnp.float16 or acc == jnp.bfloat16):
+        acc = _F32
+    r = jnp.mean(a, axis=axis, dtype=acc, keepdims=keepdims)
+    if dtype is not None:
+        return cast_passing_grad(r, dtype)
     return r if dtype is not None or _isfloat(a.dtype) else r.astype(_F32)
 
 
@@ -274,7 +307,8 @@ for _n in _UNARY_KEEP:
 NP_FUNCS["fix"] = (jnp.trunc, "keep")
 NP_FUNCS["negative"] = (lambda a: -(a.astype(_I64) if a.dtype == _BOOL else a), "keep")
 for _n in _REDUCE_KEEP + _STAT_KEEP:
-    NP_FUNCS[_n] = (getattr(jnp, _n), "keep_int")
+    NP_FUNCS[_n] = (_accumulating(getattr(jnp, _n)) if _n in _ACCUMULATE else getattr(jnp, _n),
+                    "keep_int")
 for _n in _PLAIN:
     if _n in dir(jnp):  # (hasattr would trip jnp's deprecation errors)
         NP_FUNCS[_n] = (getattr(jnp, _n), "")
@@ -282,7 +316,7 @@ NP_FUNCS.update({
     "mean": (_mean, ""),
     "spacing": (_spacing, ""),
     "getitem": (_getitem, ""),
-    "astype": (lambda a, dtype: a.astype(dtype), ""),
+    "astype": (cast_passing_grad, ""),
     "arange": (jnp.arange, ""),
     "zeros": (jnp.zeros, ""),
     "ones": (jnp.ones, ""),

@@ -335,6 +335,13 @@ def cast(data, *, dtype: Dtype):
     """Float -> int truncates toward zero; out-of-range values wrap like C casts. The gradient
     is the head's, cast back to the input's dtype, even from an integer output (traced
     under ``dtypes.real_run`` the result keeps a float dtype to carry it)."""
+    return cast_passing_grad(data, dtype)
+
+
+def cast_passing_grad(data, dtype):
+    """``data`` cast to ``dtype`` as MXNet's casts do (Cast, ``np.astype``, a reduction's
+    ``dtype=``): under ``dtypes.real_run`` a float -> int cast keeps the float dtype, with the
+    integer values, so that the gradient passes through it."""
     out = _cast(data, dtype)
     if REAL_RUN.active and jnp.issubdtype(data.dtype, jnp.floating) and \
             jnp.issubdtype(out.dtype, jnp.integer):

@@ -66,9 +66,7 @@ class GraphFunction:
                         and getattr(n.op.kernel_check, "applies", lambda a: True)(n.params())]
         self._probe = None
         # a cast to an integer dtype passes gradients in MXNet (dtypes.real_run)
-        self.int_casts = any(n.op is not None and n.op.name in ("Cast", "amp_cast") and
-                             np.issubdtype(np.dtype(n.params()["dtype"]), np.integer)
-                             for n in self.nodes)
+        self.int_casts = any(_casts_to_int(n) for n in self.nodes)
         self._channels_last = _layout.ENABLED and any(
             _layout.channel_first_conv(n) for n in self.nodes)
 
@@ -230,6 +228,25 @@ class GraphFunction:
 
 def _real(x):
     return jnp.issubdtype(x.dtype, jnp.inexact)
+
+
+def _casts_to_int(node):
+    """Whether a node casts to an integer dtype: Cast/amp_cast, or a numpy op called with an
+    integer ``dtype=`` (``np.astype``, ``np.mean(..., dtype='int8')``)."""
+    op = node.op
+    if op is None:
+        return False
+    p = node.params()
+    if op.name in ("Cast", "amp_cast"):
+        return np.issubdtype(np.dtype(p["dtype"]), np.integer)
+    if op.name.startswith("_npi_") and "call" in p:
+        pos, kw = p["call"]
+        for key, item in kw:
+            v = item[1] if key == "dtype" and item[0] == "v" else None
+            v = v[1] if type(v) is tuple and len(v) == 2 and v[0] == "d" else v
+            if isinstance(v, str) and np.issubdtype(np.dtype(v), np.integer):
+                return True
+    return False
 
 
 def _vjp_with_integers(run, diff, int_casts=False):

@@ -17,6 +17,7 @@ import numpy as np
 
 from ... import rng as _rng
 from ...base import MXNetError
+from ...lowering.dtypes import real_run
 from ...ndarray import NDArray, _wrap_results, invoke
 from ...symbol import rewrite as _rewrite
 from .utils import shape_is_known
@@ -200,15 +201,30 @@ class GraphOp:
                 return tuple(outs) + tuple(new_aux)
             sig = _sig(vals, is_train)
             if saved:
-                return _from_saved(vals, saved[0], meta[sig][1], n_out)
+                if sig in meta:
+                    return _from_saved(vals, saved[0], meta[sig][1], n_out)
+                # integer inputs come back as float64 (autograd differentiates them so, as
+                # MXNet gives them gradients): the saved pullback has none for them, so the
+                # forward runs again, differentiably
+                outs, new_aux = run(list(vals[:n_args]), list(vals[n_args:]), key, is_train,
+                                    updating)
+                return tuple(outs) + tuple(new_aux) + tuple(jax.tree_util.tree_leaves(saved[0]))
 
             def f(*xs):
                 o, a = run(list(xs[:n_args]), list(xs[n_args:]), key, is_train, updating)
                 return tuple(o), tuple(a)
-            outs, pullback, new_aux = jax.vjp(f, *vals, has_aux=True)
+            if g.int_casts:
+                # a cast to an integer dtype passes gradients (dtypes.real_run): the pullback
+                # is the float run's, and so are the placeholders the backward pass gets
+                with real_run():
+                    outs_bwd, pullback, aux_bwd = jax.vjp(f, *vals, has_aux=True)
+                outs, new_aux = f(*vals)
+            else:
+                outs, pullback, new_aux = jax.vjp(f, *vals, has_aux=True)
+                outs_bwd, aux_bwd = outs, new_aux
             leaves, treedef = jax.tree_util.tree_flatten(pullback)
             meta[sig] = (treedef, [jax.ShapeDtypeStruct(v.shape, v.dtype)
-                                   for v in tuple(outs) + tuple(new_aux)])
+                                   for v in tuple(outs_bwd) + tuple(aux_bwd)])
             return tuple(outs) + tuple(new_aux) + tuple(leaves)
 
         P = inspect.Parameter
