@@ -327,6 +327,45 @@ CASES = {
         "b = B()\nb.hybridize()\nx = np.arange(6, dtype='int32').reshape(2, 3)\n"
         "x.attach_grad()\nwith mx.autograd.record():\n    y = b(x)\n"
         "y.backward()\nresult = [y, x.grad]"),
+    "linspace_f32": "np.linspace(-2, 3.8, 30)",
+    "linspace_f16": "np.linspace(-2, 3.8, 30, dtype='float16')",
+    "linspace_i32": "np.linspace(-2, 3.8, 30, dtype='int32')",
+    "linspace_open": "np.linspace(-3.3, 2.1, 11, endpoint=False, dtype='float64')",
+    "average_returned_hybrid": (
+        "class B(mx.gluon.HybridBlock):\n    def hybrid_forward(self, F, a, w):\n"
+        "        return F.np.average(a, axis=1, weights=w, returned=True)\n"
+        "b = B()\nb.hybridize()\nresult = list(b(np.arange(24.).reshape(2, 3, 4), "
+        "np.arange(24.).reshape(2, 3, 4) % 5))"),
+    "atleast_2d_hybrid": (
+        "class B(mx.gluon.HybridBlock):\n    def hybrid_forward(self, F, *ts):\n"
+        "        return F.np.atleast_2d(*ts)\n"
+        "b = B()\nb.hybridize()\nresult = [t.shape for t in b(np.ones(()), np.ones(3))]"),
+    "mask_assign_scalar": ("a = np.arange(12.).reshape(3, 4)\n"
+                           "r = mx.nd.np._internal.boolean_mask_assign_scalar(a, "
+                           "np.array([True, False, True], dtype=bool), 5.0, start_axis=0, out=a)\n"
+                           "result = [r, a]"),
+    "mask_assign_0d": "a = np.array(3.)\na[np.array(True, dtype=bool)] = np.array([42.])\nresult = a",
+    "sort_kind": "np.sort(np.array([3., 1., 2.]), 0, 'mergesort')",
+    "argsort_kind": "np.argsort(np.array([3., 1., 2.]), 0, 'heapsort')",
+    "squeeze_0d_axis": "np.squeeze(np.array(3.), -1)",
+    "broadcast_to_m2": "np.broadcast_to(np.arange(5.), (3, 4, -2)).shape",
+    "broadcast_to_m2_inner": "np.broadcast_to(np.ones((3, 4)), (1, 0, -2, 4)).shape",
+    "transpose_repeated": "np.ones((3, 4, 5)).transpose((0, 0, 1))",
+    "meshgrid_0d": "[t.shape for t in np.meshgrid(np.ones(4), np.ones(5), np.array(1.))]",
+    "tril_1d": "np.tril(np.array([1., 2., 3.]))",
+    "tril_k_neg": "np.tril(np.arange(12.).reshape(3, 4), -1)",
+    "ufunc_where": "np.sin(f32, where=False)",
+    "ufunc_dtype": "np.add(f32, f32, dtype='int8')",
+    "ufunc_casting_bad": "np.sqrt(f32, casting='bogus')",
+    "ufunc_bad_kw": "np.exp(f32, foo=1)",
+    "ufunc_where_true": "np.sin(f32, where=True)",
+    "random_uniform_f64": "np.random.uniform(-1.0, 1.0, (2, 3), 'float64').dtype",
+    "random_normal_f64": "np.random.normal(0, 1.0, size=(2,), dtype='float64').dtype",
+    "softmax_empty_hybrid": (
+        "class B(mx.gluon.HybridBlock):\n    def hybrid_forward(self, F, a):\n"
+        "        return F.npx.softmax(a, axis=-1)\n"
+        "b = B()\nb.hybridize()\nx = np.ones((0, 0))\nx.attach_grad()\n"
+        "with mx.autograd.record():\n    y = b(x)\ny.backward()\nresult = [y.shape, x.grad.shape]"),
     "grad_hybrid_nd_cast_int": (
         "npx.reset_np()\nclass B(mx.gluon.HybridBlock):\n    def hybrid_forward(self, F, a):\n"
         "        return F.cast(a * 3, 'int32')\n"
@@ -379,4 +418,5 @@ def outcome(name, env, arrays):
     try:
         return describe(run(CASES[name], env), name, arrays)
     except Exception as e:  # the error is the case's outcome
-        return {"kind": "error", "type": type(e).__name__, "msg": str(e).strip().split("\n")[-1][:200]}
+        return {"kind": "error", "type": type(e).__name__, "msg": str(e).strip().split("\n")[-1][:200],
+                "classes": [c.__name__ for c in type(e).__mro__]}

@@ -58,6 +58,18 @@ class MXNetError(RuntimeError):
     """The error MXNet raises from its engine and operators (mxnet.base.MXNetError)."""
 
 
+_LIKE = {}
+
+
+def error_like(cls):
+    """An MXNetError that is also a ``cls`` (ValueError, TypeError, IndexError): MXNet 1.9.1's
+    numpy operators raise the Python error numpy would (``np.transpose(x, (0, 0, 1))`` is a
+    ValueError), so code catches either."""
+    if cls not in _LIKE:
+        _LIKE[cls] = type("MXNetError", (MXNetError, cls), {"__module__": __name__})
+    return _LIKE[cls]
+
+
 def register_error(func_name=None, cls=None):
     """Register an error class under a name (MXNet maps C++ error types to these);
     usable as a plain decorator or with a name."""

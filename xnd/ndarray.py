@@ -28,7 +28,7 @@ from . import _compat_jax, _transfer
 from . import engine as _engine
 from . import lowering
 from . import rng as _rng
-from .base import MXNetError
+from .base import MXNetError, error_like
 from .context import Context, current_context
 from .lowering import bucket, host_eval, registry
 from .lowering.indexing import basic_plan as _basic_plan
@@ -649,7 +649,11 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         if not oom and not isinstance(e, (TypeError, ValueError, IndexError)):
             raise
         what = "Failed to allocate CPU Memory: operator" if oom else "Operator"
-        raise MXNetError(f"{what} {op.name} failed on inputs [{_describe(inputs)}] with "
+        cls = MXNetError
+        if op.name.startswith("_npi_") and not oom:
+            cls = error_like(next(c for c in (IndexError, TypeError, ValueError)
+                                  if isinstance(e, c)))
+        raise cls(f"{what} {op.name} failed on inputs [{_describe(inputs)}] with "
                          f"attributes {attrs}: {e}") from None
     if _engine.NAIVE:  # MXNET_ENGINE_TYPE=NaiveEngine: errors surface at the op
         _engine.sync(res)

@@ -175,6 +175,44 @@ def _literal(v):
     return v
 
 
+def _static(pos, kw, i, key, default=None):
+    """The static value of argument ``i`` (or keyword ``key``) of a frozen call; array
+    arguments count by themselves (``('a', k)``)."""
+    for k, v in kw:
+        if k == key:
+            return v if v[0] != "v" else thaw_value(v[1])
+    if i is not None and i < len(pos):
+        v = pos[i]
+        return v if v[0] != "v" else thaw_value(v[1])
+    return default
+
+
+def _n_split(pos, kw):
+    sec = _static(pos, kw, 1, "indices_or_sections")
+    return sec if isinstance(sec, int) else len(sec) + 1
+
+
+def _n_arrays(pos, kw):
+    if len(pos) == 1 and pos[0][0] == "l":
+        return len(pos[0][1])
+    return len(pos)
+
+
+# functions returning several arrays: how many, from their frozen call (a graph node needs it
+# before it runs)
+_N_OUTPUTS = {
+    **dict.fromkeys(("split", "array_split", "hsplit", "vsplit", "dsplit"), _n_split),
+    **dict.fromkeys(("divmod", "modf", "frexp", "linalg_qr", "linalg_eig", "linalg_eigh",
+                     "linalg_slogdet", "tril_indices", "triu_indices"), lambda pos, kw: 2),
+    "meshgrid": _n_arrays, "broadcast_arrays": _n_arrays,
+    **dict.fromkeys(("atleast_1d", "atleast_2d", "atleast_3d"), lambda pos, kw: len(pos)),
+    "average": lambda pos, kw: 2 if _static(pos, kw, 3, "returned", False) else 1,
+    "unravel_index": lambda pos, kw: len(_static(pos, kw, 1, "shape")),
+    "linalg_svd": lambda pos, kw: 3 if _static(pos, kw, 2, "compute_uv", True) else 1,
+    "linalg_lstsq": lambda pos, kw: 4,
+}
+
+
 def _make(name, jfn, rule):
     binary = _binary(jfn, name) if rule == "binary" else None
 
@@ -193,7 +231,9 @@ def _make(name, jfn, rule):
         return _post(rule, out, ins, explicit)
     fn.__name__ = f"_npi_{name}"
     fn.__doc__ = f"numpy.{name} with MXNet 1.9.1's numpy-mode dtype rule {rule!r}."
-    register(f"_npi_{name}")(fn)
+    count = _N_OUTPUTS.get(name)
+    register(f"_npi_{name}", num_outputs=(lambda attrs: count(*_literal(attrs["call"])))
+             if count else 1)(fn)
     _ANY_SHAPE.add(f"_npi_{name}")  # numpy arrays may be 0-d or empty
 
 
@@ -250,6 +290,46 @@ def _spacing(x):
     s = jax.lax.bitcast_convert_type(bits.astype(u), x.dtype)
     s = jnp.where(jnp.abs(x) == fi.max, jnp.inf, jnp.where(jnp.isfinite(x), s, jnp.nan))
     return jnp.where(jnp.signbit(x), -s, s).astype(x.dtype)
+
+
+def _npx_target_shape(src, shape):
+    """``broadcast_to``'s shape with MXNet's -2 codes: keep the input's size there (the axes
+    aligned from the right, as broadcasting aligns them)."""
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    lead = len(shape) - len(src)
+    return tuple(src[i - lead] if d == -2 and i >= lead else d for i, d in enumerate(shape))
+
+
+def _transpose(a, axes=None):
+    if axes is not None:
+        axes = (axes,) if isinstance(axes, int) else tuple(axes)
+        norm = [x + a.ndim if x < 0 else x for x in axes]
+        if len(axes) != a.ndim or sorted(norm) != list(range(a.ndim)):
+            raise ValueError(f"transpose: axes {axes} are not a permutation of the {a.ndim} "
+                             f"axes of an array of shape {a.shape}")
+    return jnp.transpose(a, axes)
+
+
+def _tri_mask(m, k, upper):
+    """numpy's tril/triu, 1-D input included (it is broadcast against the square mask)."""
+    n, c = (m.shape[-1], m.shape[-1]) if m.ndim < 2 else m.shape[-2:]
+    keep = jnp.tri(n, c, k - 1 if upper else k, dtype=bool)
+    return jnp.where(~keep if upper else keep, m, jnp.zeros((), m.dtype))
+
+
+def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """MXNet's linspace computes ``start + i * step`` in double and casts once (float16's
+    points are the nearest halves of the exact ones, not a float16 running sum)."""
+    div = (num - 1 if endpoint else num) or 1
+    step = (jnp.asarray(stop, _F64) - start) / div
+    out = start + step * jnp.arange(num, dtype=_F64)   # (the last point is not forced to stop)
+    out = cast_passing_grad(out, dtype or _F32)
+    return (out, step) if retstep else out
+
+
+def _logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    return jnp.logspace(start, stop, num, endpoint, base, dtype=_F64, axis=axis).astype(
+        dtype or _F32)
 
 
 def _getitem(data, *indices, index=()):
@@ -315,6 +395,17 @@ for _n in _PLAIN:
 NP_FUNCS.update({
     "mean": (_mean, ""),
     "spacing": (_spacing, ""),
+    "sort": (lambda a, axis=-1, kind=None, order=None: jnp.sort(a, axis=axis), ""),
+    "argsort": (lambda a, axis=-1, kind=None, order=None: jnp.argsort(a, axis=axis), ""),
+    "broadcast_to": (lambda a, shape: jnp.broadcast_to(a, _npx_target_shape(jnp.shape(a),
+                                                                             shape)), ""),
+    "transpose": (_transpose, ""),
+    "meshgrid": (lambda *xs, **kw: jnp.meshgrid(*(jnp.ravel(x) for x in xs), **kw), ""),
+    "tril": (lambda m, k=0: _tri_mask(m, k, False), ""),
+    "triu": (lambda m, k=0: _tri_mask(m, k, True), ""),
+    "squeeze": (lambda a, axis=None: a if a.ndim == 0 else jnp.squeeze(a, axis), ""),
+    "linspace": (_linspace, ""),
+    "logspace": (_logspace, ""),
     "getitem": (_getitem, ""),
     "astype": (cast_passing_grad, ""),
     "arange": (jnp.arange, ""),
@@ -423,13 +514,18 @@ _SAMPLERS = {
 
 
 def _make_random(name, sampler):
+    import inspect
+    params = list(inspect.signature(sampler).parameters)[1:]   # (after the key)
     def fn(*data, call: _literal = ((), ()), scalars: Dynamic(_literal) = (), key):
         from .random import prng
         pos, kw = call
         args = [_thaw(x, data, scalars) for x in pos]
         kwargs = {k: _thaw(v, data, scalars) for k, v in kw}
         out = sampler(prng(key), *args, **kwargs)
-        return out.astype(_F32) if out.dtype == _F64 else out
+        asked = kwargs.get("dtype") is not None or (
+            "dtype" in params and len(args) > params.index("dtype") and
+            args[params.index("dtype")] is not None)
+        return out.astype(_F32) if out.dtype == _F64 and not asked else out
     fn.__name__ = f"_npi_random_{name}"
     fn.__doc__ = f"numpy.random.{name}: MXNet's distribution (not its bit stream)."
     register(f"_npi_random_{name}")(fn)

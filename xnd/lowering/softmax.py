@@ -48,6 +48,8 @@ def _onednn_nan(x, out, log):
     skips NaN and whose exp saturates a NaN at FLT_MAX: an element whose x - max is NaN gives
     NaN, and the others of its row give 0 (log: x - max - log(sum)) instead of NaN.
     softmax([inf, 1]) is [nan, 0] and log_softmax([nan, 1]) is [nan, -88.72]."""
+    if x.size == 0:  # (an empty row has no max; there is nothing to fix)
+        return out
     m = jnp.nanmax(x, axis=-1, keepdims=True)
     d = x - m
     bad = jnp.isnan(d)

@@ -12,7 +12,7 @@ from ...lowering import numpy as _lnp
 from . import multiarray
 from .multiarray import array, func as _func, ndarray
 
-from . import linalg, random  # noqa: E402
+from . import _internal, linalg, random  # noqa: E402,F401
 
 # dtypes and constants, as MXNet re-exports them from numpy
 bool_ = _onp.bool_

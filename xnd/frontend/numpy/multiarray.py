@@ -92,12 +92,58 @@ def call(op, args, kwargs, out=None, ctx=None, dynamic=False):
                         out=out, ctx=ctx))
 
 
+# the functions MXNet 1.9.1 treats as ufuncs: numpy's ufunc keywords are accepted at their
+# defaults only (another legal value: NotImplementedError; anything else: TypeError)
+UFUNCS = frozenset((
+    "add subtract multiply divide mod matmul remainder power lcm sin cos sinh cosh tanh log10 "
+    "sqrt cbrt abs fabs absolute exp expm1 arcsin arccos arctan sign log rint log2 log1p "
+    "degrees rad2deg radians deg2rad reciprocal square negative fix tan ceil floor invert "
+    "bitwise_not trunc logical_not arcsinh arccosh arctanh maximum minimum copysign arctan2 "
+    "hypot bitwise_and bitwise_xor bitwise_or ldexp isnan isinf isposinf isneginf "
+    "isfinite").split())
+_UFUNC_DEFAULTS = {"where": True, "casting": "same_kind", "order": "K", "dtype": None,
+                   "subok": True}
+_UFUNC_DTYPES = frozenset("int8 uint8 int32 int64 float16 float32 float64".split())
+
+
+def _ufunc_legal(key, value):
+    if key == "where":
+        return True
+    if key == "casting":
+        return value in ("no", "equiv", "safe", "same_kind", "unsafe")
+    if key == "order":
+        return isinstance(value, str)
+    if key == "dtype":
+        try:
+            return onp.dtype(value).name in _UFUNC_DTYPES
+        except TypeError:
+            return False
+    return key == "subok" and isinstance(value, bool)
+
+
+def check_ufunc_kwargs(name, kwargs):
+    """MXNet's checks of numpy's ufunc keywords (``where=``, ``casting=``, ``order=``,
+    ``dtype=``, ``subok=``): only the defaults run; the keywords are then dropped."""
+    for key in list(kwargs):
+        if key not in _UFUNC_DEFAULTS:
+            raise TypeError(f"{key} is an invalid keyword to function '{name}'")
+        value = kwargs.pop(key)
+        if isinstance(value, onp.ndarray) or value != _UFUNC_DEFAULTS[key]:
+            if _ufunc_legal(key, value):
+                raise NotImplementedError(f"{key}={value} is not implemented yet for operator "
+                                          f"{name}")
+            raise TypeError(f"{key}={value} not understood for operator {name}")
+
+
 def func(name, doc=None):
     """The ``mx.np`` function over registry operator ``_npi_<name>``."""
     op = registry.get("_npi_" + name)
     dynamic = _lnp.NP_FUNCS[name][1] == "binary"
+    ufunc = name in UFUNCS
 
     def fn(*args, out=None, ctx=None, device=None, **kwargs):
+        if ufunc and kwargs:
+            check_ufunc_kwargs(name, kwargs)
         c = None if ctx is None and device is None else _ctx_of(ctx, device)
         return call(op, args, kwargs, out, c, dynamic)
     fn.__name__ = fn.__qualname__ = name
@@ -378,6 +424,13 @@ class ndarray(NDArray):
             raise _mixed(value)
         if isinstance(value, onp.ndarray):
             value = array(value, dtype=self.dtype, ctx=self._ctx)
+        m = _bool_mask(key[0] if type(key) is tuple and len(key) == 1 else key)
+        if m is not None and m.ndim == 0:  # x[True] = v sets x (v as for x[None]), x[False] no-op
+            if m:
+                if isinstance(value, NDArray) and value.ndim == self.ndim + 1:
+                    value = value.reshape(value.shape[1:]) if value.shape[0] == 1 else value
+                NDArray.__setitem__(self, Ellipsis, value)
+            return
         NDArray.__setitem__(self, _mask_key(key, self.shape, self._ctx)
                             if not isinstance(key, slice) else key, value)
 
