@@ -20,6 +20,7 @@ final wait) that the runner compares across implementations.
 """
 NAMES = ["eager_small_ops", "chained_dot", "out_inplace", "lenet_eager", "resnet18_infer", "lenet_train",
          "mlp_module", "zoo_resnet18_v1", "zoo_mobilenet1_0", "ssd_infer", "custom_op_train",
+         "np_mlp_train",
          # time to first result (FIRST_RESULT: fresh processes, no warm-up; see _first.py)
          "first_resnet18_train", "first_resnet18_hybrid", "first_fit10", "first_broadcast",
          "first_get_model"]

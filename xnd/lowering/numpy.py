@@ -47,6 +47,8 @@ def thaw_value(v):
             return [thaw_value(x) for x in v[1]]
         if tag == "d":
             return jnp.dtype(v[1])
+        if tag == "A":
+            return onp.asarray(v[3], dtype=v[1]).reshape(v[2])
         if tag == "S":
             return slice(*(thaw_value(x) for x in v[1]))
         if tag in ("f", "i", "b"):
@@ -74,6 +76,9 @@ def freeze_value(v):
             return ("d", onp.dtype(v).name)
         except TypeError:
             pass
+    if isinstance(v, onp.ndarray) or hasattr(v, "asnumpy"):  # a constant array (in a graph)
+        a = onp.asarray(v.asnumpy() if hasattr(v, "asnumpy") else v)
+        return ("A", a.dtype.name, a.shape, tuple(a.ravel().tolist()))
     if isinstance(v, slice):  # (slices are unhashable before Python 3.12)
         return ("S", tuple(freeze_value(x) for x in (v.start, v.stop, v.step)))
     raise TypeError(f"unsupported argument {v!r} of type {type(v).__name__}")
@@ -300,6 +305,12 @@ def _npx_target_shape(src, shape):
     return tuple(src[i - lead] if d == -2 and i >= lead else d for i, d in enumerate(shape))
 
 
+def _indices(obj):
+    """insert/delete's index argument: a Python list as numpy would take it (jnp wants an
+    array)."""
+    return onp.asarray(obj) if isinstance(obj, (list, tuple)) else obj
+
+
 def _transpose(a, axes=None):
     if axes is not None:
         axes = (axes,) if isinstance(axes, int) else tuple(axes)
@@ -400,6 +411,9 @@ NP_FUNCS.update({
     "broadcast_to": (lambda a, shape: jnp.broadcast_to(a, _npx_target_shape(jnp.shape(a),
                                                                              shape)), ""),
     "transpose": (_transpose, ""),
+    "insert": (lambda arr, obj, values, axis=None: jnp.insert(arr, _indices(obj), values, axis),
+               ""),
+    "delete": (lambda arr, obj, axis=None: jnp.delete(arr, _indices(obj), axis), ""),
     "meshgrid": (lambda *xs, **kw: jnp.meshgrid(*(jnp.ravel(x) for x in xs), **kw), ""),
     "tril": (lambda m, k=0: _tri_mask(m, k, False), ""),
     "triu": (lambda m, k=0: _tri_mask(m, k, True), ""),
