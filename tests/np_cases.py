@@ -327,6 +327,14 @@ CASES = {
         "b = B()\nb.hybridize()\nx = np.arange(6, dtype='int32').reshape(2, 3)\n"
         "x.attach_grad()\nwith mx.autograd.record():\n    y = b(x)\n"
         "y.backward()\nresult = [y, x.grad]"),
+    "insert_list": "np.insert(np.arange(6.).reshape(3, 2), [1, 2], np.ones((2, 2)), axis=0)",
+    "delete_list": "np.delete(np.arange(6.), [0, 3])",
+    "insert_hybrid_array_obj": (
+        "class B(mx.gluon.HybridBlock):\n    def __init__(self, obj):\n"
+        "        super().__init__()\n        self.obj = obj\n"
+        "    def hybrid_forward(self, F, a, b):\n        return F.np.insert(a, self.obj, b, axis=1)\n"
+        "b = B(np.array([1, 0], dtype='int64'))\nb.hybridize()\n"
+        "result = b(np.arange(6.).reshape(3, 2), np.array([7., 8.]))"),
     "linspace_f32": "np.linspace(-2, 3.8, 30)",
     "linspace_f16": "np.linspace(-2, 3.8, 30, dtype='float16')",
     "linspace_i32": "np.linspace(-2, 3.8, 30, dtype='int32')",

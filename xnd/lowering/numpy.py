@@ -47,8 +47,6 @@ def thaw_value(v):
             return [thaw_value(x) for x in v[1]]
         if tag == "d":
             return jnp.dtype(v[1])
-        if tag == "A":
-            return onp.asarray(v[3], dtype=v[1]).reshape(v[2])
         if tag == "S":
             return slice(*(thaw_value(x) for x in v[1]))
         if tag in ("f", "i", "b"):
@@ -76,9 +74,6 @@ def freeze_value(v):
             return ("d", onp.dtype(v).name)
         except TypeError:
             pass
-    if isinstance(v, onp.ndarray) or hasattr(v, "asnumpy"):  # a constant array (in a graph)
-        a = onp.asarray(v.asnumpy() if hasattr(v, "asnumpy") else v)
-        return ("A", a.dtype.name, a.shape, tuple(a.ravel().tolist()))
     if isinstance(v, slice):  # (slices are unhashable before Python 3.12)
         return ("S", tuple(freeze_value(x) for x in (v.start, v.stop, v.step)))
     raise TypeError(f"unsupported argument {v!r} of type {type(v).__name__}")
@@ -306,9 +301,11 @@ def _npx_target_shape(src, shape):
 
 
 def _indices(obj):
-    """insert/delete's index argument: a Python list as numpy would take it (jnp wants an
-    array)."""
-    return onp.asarray(obj) if isinstance(obj, (list, tuple)) else obj
+    """insert/delete's index argument: an int, a slice or an integer array; MXNet 1.9.1 takes
+    no Python list there (TypeError)."""
+    if isinstance(obj, (list, tuple)):
+        raise TypeError(f"'obj' can not support type {type(obj)}")
+    return obj
 
 
 def _transpose(a, axes=None):
