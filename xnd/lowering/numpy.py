@@ -308,6 +308,18 @@ def _indices(obj):
     return obj
 
 
+def _dim_split(name, ndim):
+    """numpy's hsplit/vsplit/dsplit: an array of fewer dimensions is numpy's ValueError."""
+    jfn = getattr(jnp, name)
+
+    def split(ary, indices_or_sections):
+        if ary.ndim < ndim:
+            raise ValueError(f"{name} only works on arrays of {ndim} or more dimensions, got "
+                             f"shape {ary.shape}")
+        return jfn(ary, indices_or_sections)
+    return split
+
+
 def _transpose(a, axes=None):
     if axes is not None:
         axes = (axes,) if isinstance(axes, int) else tuple(axes)
@@ -408,6 +420,7 @@ NP_FUNCS.update({
     "broadcast_to": (lambda a, shape: jnp.broadcast_to(a, _npx_target_shape(jnp.shape(a),
                                                                              shape)), ""),
     "transpose": (_transpose, ""),
+    **{n: (_dim_split(n, d), "") for n, d in (("hsplit", 1), ("vsplit", 2), ("dsplit", 3))},
     "insert": (lambda arr, obj, values, axis=None: jnp.insert(arr, _indices(obj), values, axis),
                ""),
     "delete": (lambda arr, obj, axis=None: jnp.delete(arr, _indices(obj), axis), ""),

@@ -452,7 +452,12 @@ def _create(opname, inputs, kwargs, name, hint, attr=None):
             entries.append((Node(None, f"{node_name}_{slot}", vattrs), 0))
     node.inputs = entries
     n_vis = node.num_visible()
-    return Symbol([(node, i) for i in range(n_vis)])
+    out = Symbol([(node, i) for i in range(n_vis)])
+    given = inputs.values() if isinstance(inputs, dict) else inputs
+    if any(getattr(s, "_np_face", False) for s in given):
+        # a legacy op on numpy-faced Symbols gives one too, as on mx.np arrays (docs/porting.md)
+        out = out.as_np_ndarray()
+    return out
 
 
 def _entry(opname, s):

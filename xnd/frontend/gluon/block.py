@@ -23,7 +23,8 @@ from ...ndarray import NDArray
 from ._cached_op import STATS, GraphOp, infer_graph  # noqa: F401  (STATS: tests read it)
 from .parameter import (Constant, DeferredInitializationError, Parameter,  # noqa: F401
                         ParameterDict, _load_named)
-from .utils import (HookHandle, _brief_print_list, _flatten, _indent, _regroup,
+from .utils import (HookHandle, _brief_print_list, _check_all_np_ndarrays,
+                    _check_same_symbol_type, _flatten, _indent, _regroup,
                     shape_is_known)
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
@@ -324,6 +325,8 @@ class Block:
         out = self.forward(*args)
         for hook in self._forward_hooks.values():
             hook(self, args, out)
+        if _is_np_array():
+            _check_all_np_ndarrays(out)
         return out
 
     def forward(self, *args):
@@ -411,6 +414,7 @@ class HybridBlock(Block):
         self._cached_op = None
         self._cached_op_args = []
         self._out_format = None
+        self._out_np = None   # the traced outputs' face (None: the inputs', SymbolBlock)
         self._in_format = None
         self._active = False
         self._flags = []
@@ -450,6 +454,7 @@ class HybridBlock(Block):
             with self.name_scope():
                 out = self.hybrid_forward(sym, *grouped, **params)
             out, self._out_format = _flatten(out, "output")
+            self._out_np = _check_same_symbol_type(out)
             self._cached_graph = data_syms, sym.Group(out)
         return self._cached_graph
 
@@ -499,6 +504,9 @@ class HybridBlock(Block):
                     break
                 p.data()  # raises MXNet's not-initialized error
         out = gop(flat)
+        # each output takes the face its traced Symbol had, whatever the inputs' faces
+        if self._out_np is not None:
+            out = [o.as_np_ndarray() if self._out_np else o.as_nd_ndarray() for o in out]
         return _regroup(out, self._out_format)
 
     def _clear_cached_op(self):

@@ -201,3 +201,38 @@ def _regroup(args, fmt):
         raise ValueError("When hybridized, the output of HybridBlock must be (nested) list "
                          f"of Symbol or NDArray, but got {args} of type {type(args)}")
     return _nest.regroup(args, fmt, _none_only)[0]
+
+
+_MIXED_SYMBOLS = (
+    "Found both classic symbol (mx.sym.Symbol) and numpy symbol (mx.sym.np._Symbol) in outputs. "
+    "This will prevent you from building a computation graph by grouping them since different "
+    "types of symbols are not allowed to be grouped in Gluon to form a computation graph. You "
+    "will need to convert them to the same type of symbols, either classic or numpy following "
+    "this rule: if you want numpy ndarray output(s) from the computation graph, please convert "
+    "all the classic symbols in the list to numpy symbols by calling `as_np_ndarray()` on each "
+    "of them; if you want classic ndarray output(s) from the computation graph, please convert "
+    "all the numpy symbols in the list to classic symbols by calling `as_nd_ndarray()` on each "
+    "of them.")
+
+
+def _check_same_symbol_type(symbols):
+    """Whether a traced block's outputs are numpy-faced Symbols; a mix of the two faces is
+    MXNet's TypeError (they cannot be grouped into one graph)."""
+    from ..numpy._symbol import _Symbol
+    is_np = isinstance(symbols[0], _Symbol)
+    if any(isinstance(s, _Symbol) != is_np for s in symbols[1:]):
+        raise TypeError(_MIXED_SYMBOLS)
+    return is_np
+
+
+def _check_all_np_ndarrays(out):
+    """In numpy mode a Block's outputs must be ``mx.np.ndarray``s.  (Symbols are checked when
+    a hybridized block groups them, `_check_same_symbol_type`: xnd's shape inference traces
+    blocks on classic Symbols in numpy mode too.)"""
+    from ..numpy.multiarray import ndarray
+    if isinstance(out, NDArray) and not isinstance(out, ndarray):
+        raise TypeError("Block's output ndarrays/symbols must be of type `mxnet.numpy.ndarray` "
+                        f"or `mxnet.symbol.numpy._Symbol`, while got output type {type(out)}")
+    if isinstance(out, (list, tuple)):
+        for o in out:
+            _check_all_np_ndarrays(o)

@@ -19,6 +19,7 @@ class _Symbol(Symbol):
     """A Symbol with numpy semantics (mx.sym.np._Symbol)."""
 
     __slots__ = ()
+    _np_face = True
 
     def as_nd_ndarray(self):
         return Symbol(self._outputs)
