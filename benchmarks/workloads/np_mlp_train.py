@@ -13,6 +13,8 @@ import sys
 
 import numpy as np
 
+from . import _gluon_train
+
 N, N_QUICK = 300, 3
 WARMUP = 10
 QUICK = "--quick" in sys.argv
@@ -68,17 +70,7 @@ def run_mx(mx, n):
     st = _STATE.get("mx")
     if st is None:
         st = _STATE["mx"] = _build(mx) + ([0],)
-    net, loss, trainer, batches, plist, step = st
-    autograd = mx.autograd
-    for _ in range(n):
-        x, y = batches[step[0] % len(batches)]
-        step[0] += 1
-        with autograd.record():
-            lv = loss(net(x), y)
-        lv.backward()
-        trainer.step(BATCH)
-    mx.npx.waitall()
-    return {"check": _check([p.data().asnumpy() for p in plist])}
+    return {"check": _check(_gluon_train.steps(mx, st, n, BATCH))}
 
 
 @functools.cache
