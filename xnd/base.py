@@ -61,10 +61,11 @@ class MXNetError(RuntimeError):
 _LIKE = {}
 
 
-def error_like(cls):
-    """An MXNetError that is also a ``cls`` (ValueError, TypeError, IndexError): MXNet 1.9.1's
-    numpy operators raise the Python error numpy would (``np.transpose(x, (0, 0, 1))`` is a
-    ValueError), so code catches either."""
+def error_like(error):
+    """An MXNetError class that is also the builtin class of ``error`` (IndexError, TypeError or
+    ValueError): MXNet 1.9.1's numpy operators raise the Python error numpy would
+    (``np.transpose(x, (0, 0, 1))`` is a ValueError), so code catches either."""
+    cls = next(c for c in (IndexError, TypeError, ValueError) if isinstance(error, c))
     if cls not in _LIKE:
         _LIKE[cls] = type("MXNetError", (MXNetError, cls), {"__module__": __name__})
     return _LIKE[cls]

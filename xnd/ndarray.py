@@ -649,10 +649,7 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         if not oom and not isinstance(e, (TypeError, ValueError, IndexError)):
             raise
         what = "Failed to allocate CPU Memory: operator" if oom else "Operator"
-        cls = MXNetError
-        if op.name.startswith("_npi_") and not oom:
-            cls = error_like(next(c for c in (IndexError, TypeError, ValueError)
-                                  if isinstance(e, c)))
+        cls = error_like(e) if op.name.startswith("_npi_") and not oom else MXNetError
         raise cls(f"{what} {op.name} failed on inputs [{_describe(inputs)}] with "
                          f"attributes {attrs}: {e}") from None
     if _engine.NAIVE:  # MXNET_ENGINE_TYPE=NaiveEngine: errors surface at the op
