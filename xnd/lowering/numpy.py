@@ -341,8 +341,11 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
     """MXNet's linspace computes ``start + i * step`` in double and casts once (float16's
     points are the nearest halves of the exact ones, not a float16 running sum)."""
     div = (num - 1 if endpoint else num) or 1
-    step = (jnp.asarray(stop, _F64) - start) / div
-    out = start + step * jnp.arange(num, dtype=_F64)   # (the last point is not forced to stop)
+    lib = onp if all(isinstance(v, (int, float)) for v in (start, stop)) else jnp
+    # (numpy on static bounds: the points exactly as MXNet's double arithmetic gives them,
+    # whatever XLA would fuse; the last point is not forced to stop)
+    step = (lib.asarray(stop, _F64) - start) / div
+    out = jnp.asarray(start + step * lib.arange(num, dtype=_F64))
     out = cast_passing_grad(out, dtype or _F32)
     return (out, step) if retstep else out
 
