@@ -30,7 +30,7 @@ from . import lowering
 from . import rng as _rng
 from .base import MXNetError, error_like
 from .context import Context, current_context
-from .lowering import bucket, host_eval, registry
+from .lowering import bucket, host_eval, live_executables, registry
 from .lowering.indexing import basic_plan as _basic_plan
 from .lowering.dtypes import np_dtype
 from .engine import Failed as _Failed
@@ -561,7 +561,6 @@ class NDArray:
 
     __idiv__ = __itruediv__
 
-
 # ---- dispatch ---------------------------------------------------------------------------
 def _check_ctx(opname, first, other):
     if first._ctx is not other._ctx and first._ctx.kind != other._ctx.kind:
@@ -596,6 +595,8 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
     else:
         ctx = ctx or current_context()
         vals = []
+    if live_executables.STATE["due"]:  # too many compiled programs alive: free them
+        live_executables.release_if_concrete(vals)
     if op.train:
         attrs["is_train"] = STATE.training
     if op.rng:
