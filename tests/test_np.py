@@ -144,3 +144,48 @@ def test_spacing_and_in1d_on_every_numpy_and_jax():
     assert np.spacing(np.array([0.0])).asnumpy()[0] == onp.float32(1.4e-45)
     got = np.in1d(np.array([[1, 2], [3, 4]]), np.array([2, 3]))
     assert got.asnumpy().tolist() == [False, True, True, False]
+
+
+def test_np_symbol_split_returns_a_list_of_parts(env):
+    """MXNet's ``F.np.split`` on Symbols is a Python list, one Symbol per part, even of one part
+    (``F.np.split(x, 1)[0]`` is the whole array, not its first row)."""
+    np = mx.np
+    from mxnet.gluon import HybridBlock
+
+    class Halves(HybridBlock):
+        def hybrid_forward(self, F, x):
+            parts = F.np.split(x, 2, axis=1)
+            whole = F.np.split(x, 1)
+            assert isinstance(parts, list) and isinstance(whole, list) and len(whole) == 1
+            return parts[1] - parts[0], whole[0]
+
+    blk = Halves()
+    blk.hybridize()
+    x = np.arange(8.0).reshape(2, 4)
+    diff, whole = blk(x)
+    assert diff.asnumpy().tolist() == [[2.0, 2.0], [2.0, 2.0]]
+    assert whole.shape == (2, 4)
+    sym = mx.sym.np.split(mx.sym.var("x").as_np_ndarray(), 3)
+    assert isinstance(sym, list) and len(sym) == 3
+
+
+def test_deferred_weight_of_np_dot_takes_the_data_dim(env):
+    """A parameter declared (0, 5) and used as ``x.dot(w)`` in a hybridized numpy block gets
+    (in_units, 5) from the data at the first call, as MXNet's shape inference gives."""
+    np = mx.np
+    from mxnet.gluon import HybridBlock
+
+    class Linear(HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.w = self.params.get("w", shape=(0, 5), allow_deferred_init=True)
+
+        def hybrid_forward(self, F, x, w):
+            return x.dot(w)
+
+    blk = Linear()
+    blk.initialize(mx.init.One())
+    blk.hybridize()
+    out = blk(np.ones((2, 3)))
+    assert blk.w.shape == (3, 5)
+    assert out.asnumpy().tolist() == [[3.0] * 5] * 2

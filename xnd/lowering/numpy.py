@@ -213,6 +213,25 @@ _N_OUTPUTS = {
 }
 
 
+def _dot_shapes(attrs, shapes):
+    """Deferred-init shape inference of ``dot``/``matmul``: a weight's unknown (0) contracted
+    dim is the data's, as MXNet's numpy dot infers ``w`` of ``x.dot(w)`` with w (0, 100)."""
+    pos, kw = _literal(attrs["call"])
+    if kw or len(shapes) != 2 or pos != (("a", 0), ("a", 1)) or None in shapes:
+        return list(shapes)
+    a, b = (list(s) for s in shapes)
+    if a and b:
+        kb = -2 if len(b) >= 2 else 0
+        if b[kb] == 0:
+            b[kb] = a[-1]
+        if a[-1] == 0:
+            a[-1] = b[kb]
+    return [tuple(a), tuple(b)]
+
+
+_PARAM_SHAPES = {"dot": _dot_shapes, "matmul": _dot_shapes}
+
+
 def _make(name, jfn, rule):
     binary = _binary(jfn, name) if rule == "binary" else None
 
@@ -233,7 +252,7 @@ def _make(name, jfn, rule):
     fn.__doc__ = f"numpy.{name} with MXNet 1.9.1's numpy-mode dtype rule {rule!r}."
     count = _N_OUTPUTS.get(name)
     register(f"_npi_{name}", num_outputs=(lambda attrs: count(*_literal(attrs["call"])))
-             if count else 1)(fn)
+             if count else 1, param_shapes=_PARAM_SHAPES.get(name))(fn)
     _ANY_SHAPE.add(f"_npi_{name}")  # numpy arrays may be 0-d or empty
 
 

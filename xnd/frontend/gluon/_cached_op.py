@@ -47,6 +47,14 @@ def _param_shapes(node, shapes):
     return [by_name.get(node.input_slot(k)) if s is None else s for k, s in enumerate(shapes)]
 
 
+def _declared(src, params):
+    """A deferred parameter's partly known shape ((0, 100): 0 is unknown), for shape rules that
+    complete it, or None."""
+    from ...symbol.infer import behind_casts
+    p = params.get(behind_casts(src)[0].name)
+    return tuple(p.shape) if p is not None and p.shape else None
+
+
 def infer_graph(sym, known, dtypes, params):
     """{variable name: ShapeDtypeStruct} for every variable whose shape can be inferred from
     the input shapes ``known`` (name -> shape), parameters' known shapes and op rules."""
@@ -75,10 +83,12 @@ def infer_graph(sym, known, dtypes, params):
             continue
         ins = [out.get((id(src), i)) for src, i in n.inputs]
         if any(s is None for s in ins) and ins and ins[0] is not None:
-            filled = _param_shapes(n, [None if s is None else tuple(s.shape) for s in ins])
+            filled = _param_shapes(n, [tuple(s.shape) if s is not None else _declared(src, params)
+                                       for s, (src, _) in zip(ins, n.inputs)])
             for k, (src, i) in enumerate(n.inputs):
                 var, chain = behind_casts(src)  # AMP's casts between weights and ops
-                if ins[k] is None and filled[k] is not None and var.op is None:
+                if ins[k] is None and filled[k] is not None and var.op is None \
+                        and shape_is_known(filled[k]):
                     p = params.get(var.name)
                     dt = p.dtype if p is not None else ins[0].dtype
                     out[(id(var), 0)] = jax.ShapeDtypeStruct(tuple(filled[k]), np.dtype(dt))

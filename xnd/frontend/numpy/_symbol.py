@@ -79,9 +79,14 @@ def _face(s):
     return s
 
 
+# functions of several results return a Python list of Symbols, as MXNet's ``mx.sym.np`` does;
+# the split family always does (``F.np.split(x, 1)[0]`` is the one part, not its first row)
+_SPLITS = frozenset({"split", "array_split", "hsplit", "vsplit", "dsplit"})
+
+
 def sym_func(name):
     """``F.np.<name>`` for Symbols: a node of registry operator ``_npi_<name>``."""
-    opname = "_npi_" + name
+    opname, listed = "_npi_" + name, name in _SPLITS
 
     def fn(*args, out=None, ctx=None, device=None, name=None, **kwargs):
         inputs = []
@@ -95,7 +100,8 @@ def sym_func(name):
             return ("v", _lnp.freeze_value(v))
         pos = tuple(enc(a) for a in args)
         kw = tuple((k, enc(v)) for k, v in kwargs.items())
-        return _face(_create(opname, inputs, {"call": (pos, kw)}, name, opname))
+        out = _face(_create(opname, inputs, {"call": (pos, kw)}, name, opname))
+        return list(out) if listed or len(out._outputs) > 1 else out
     fn.__name__ = fn.__qualname__ = name
     return fn
 
