@@ -380,6 +380,34 @@ CASES = {
         "b = B()\nb.hybridize()\nx = mx.nd.array([0.5, 1.5])\n"
         "x.attach_grad()\nwith mx.autograd.record():\n    y = b(x)\n"
         "y.backward()\nnpx.set_np()\nresult = [y, x.grad]"),
+    # 0-d booleans inside a tuple key: a new axis of length 1 (True) or 0 (False)
+    "getitem_true_in_tuple": "T3[0, True, np.array([[False, True, True, False]] * 3)]",
+    "getitem_false_in_tuple": "T3[1, False]",
+    "setitem_true_in_tuple": ("a = np.zeros((3, 2, 3))\n"
+                              "a[0, True, True, np.array([[False, True, True], [True, False, False]])] = 7\n"
+                              "result = a"),
+    "setitem_false_in_tuple": "a = np.zeros((2, 3))\na[False, 1] = 8\nresult = a",
+    # x[()] = y under autograd into an integer array: y's gradient is the head's
+    "setitem_autograd_int": ("x = np.array(onp.arange(6).reshape(2, 3), dtype='int32')\n"
+                             "y = np.array(onp.full((2, 3), 0.5))\ny.attach_grad()\n"
+                             "with mx.autograd.record():\n    x[()] = y\n    x.backward()\n"
+                             "result = [x, y.grad]"),
+    # take: float indices truncated; modes
+    "take_float_indices": "np.take(M, np.array([1.9, 0.2]), axis=1)",
+    "take_clip": "np.take(M, np.array([5, -1]), axis=1, mode='clip')",
+    "take_wrap": "np.take(M, np.array([5, -1]), axis=1, mode='wrap')",
+    "take_flat": "np.take(M, np.array([11, 0]))",
+    "take_raise": "np.take(M, np.array([5, -1]), axis=1).asnumpy()",
+    # remainder: subnormal remainders, zero divisors, signs
+    "mod_subnormal_f32": ("a = onp.nextafter(onp.float32(0), onp.float32(-1))\n"
+                          "result = [np.remainder(np.array(a), np.array(onp.float32(1))),\n"
+                          "          np.remainder(np.array(-a), np.array(onp.float32(-1)))]"),
+    "mod_signs_f32": ("np.mod(np.array([-3., 3., 0., -0., 2., .5, -.5, 7.]),"
+                      " np.array([2., -2., -1., 1., -1., -1., 1., 0.]))"),
+    "mod_int_zero": "np.mod(np.array([7, -7, 0], dtype='int32'), np.array([0, 3, -2], dtype='int32'))",
+    # the split family returns a list, even of one part
+    "split_one_part": "np.split(np.ones((1, 6)), 1)",
+    "hsplit_one_part": "np.hsplit(np.ones((1, 6)), 1)",
 }
 
 

@@ -10,6 +10,7 @@ from jax import lax
 
 from ..semantics import is_np_shape
 from .registry import register
+from .shape import cast_passing_grad
 
 
 def thaw(key, arrays):
@@ -91,7 +92,9 @@ def getitem(data, *indices, index=()):
 def setitem(data, value, *indices, index=()):
     """``data`` with ``data[key] = value`` (value cast to data's dtype, broadcast)."""
     k = thaw(index, indices)
-    v = value.astype(data.dtype)
+    v = cast_passing_grad(value, data.dtype)
+    if v.dtype != data.dtype:  # traced for a gradient: an integer array carries v's as a float
+        data = data.astype(v.dtype)
     target = data[k].shape
     extra = v.ndim - len(target)
     if extra > 0 and all(d == 1 for d in v.shape[:extra]):

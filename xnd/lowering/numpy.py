@@ -29,6 +29,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
+from ..base import MXNetError
 from .indexing import thaw as _thaw_index
 from .random import gamma as _gamma_f32
 from .registry import Dynamic, _ANY_SHAPE, register
@@ -198,10 +199,13 @@ def _n_arrays(pos, kw):
     return len(pos)
 
 
+# the split family returns a list of arrays even of one part (``np.split(x, 1)[0]`` is x)
+SPLITS = frozenset(("split", "array_split", "hsplit", "vsplit", "dsplit"))
+
 # functions returning several arrays: how many, from their frozen call (a graph node needs it
 # before it runs)
 _N_OUTPUTS = {
-    **dict.fromkeys(("split", "array_split", "hsplit", "vsplit", "dsplit"), _n_split),
+    **dict.fromkeys(SPLITS, _n_split),
     **dict.fromkeys(("divmod", "modf", "frexp", "linalg_qr", "linalg_eig", "linalg_eigh",
                      "linalg_slogdet", "tril_indices", "triu_indices"), lambda pos, kw: 2),
     "meshgrid": _n_arrays, "broadcast_arrays": _n_arrays,
@@ -232,6 +236,40 @@ def _dot_shapes(attrs, shapes):
 _PARAM_SHAPES = {"dot": _dot_shapes, "matmul": _dot_shapes}
 
 
+def _take(a, indices, axis=None, mode="raise"):
+    """MXNet's np.take: float indices truncated toward zero (MXNet casts them), ``mode`` 'clip'
+    or 'wrap' as numpy's, 'raise' (the default) checked before the run (_take_in_range)."""
+    if mode not in ("raise", "clip", "wrap"):
+        raise ValueError(f"take: mode must be one of 'raise', 'clip', 'wrap', got {mode!r}")
+    if axis is None:
+        a, axis = jnp.ravel(a), 0
+    idx = jnp.asarray(indices)
+    idx = idx if jnp.issubdtype(idx.dtype, jnp.integer) else jnp.trunc(idx).astype(jnp.int64)
+    n = a.shape[axis]
+    return jnp.take(a, jnp.mod(idx, n) if mode == "wrap" else jnp.clip(idx, 0, n - 1), axis=axis)
+
+
+def _take_in_range(attrs, *data):
+    """np.take(mode='raise'): out-of-range indices raise IndexError, as MXNet reports them."""
+    pos, kw = _literal(attrs["call"])
+    scalars = _literal(attrs.get("scalars", ()))
+    args = [_thaw(x, data, scalars) for x in pos]
+    kwargs = {k: _thaw(v, data, scalars) for k, v in kw}
+    names = ("a", "indices", "axis", "mode")
+    kwargs.update(zip(names, args))
+    if kwargs.get("mode", "raise") != "raise":
+        return
+    a, axis = kwargs["a"], kwargs.get("axis")
+    n = int(onp.prod(jnp.shape(a))) if axis is None else jnp.shape(a)[axis]
+    idx = onp.trunc(onp.asarray(kwargs["indices"]))
+    if ((idx < -n) | (idx >= n)).any() if axis is None else ((idx < 0) | (idx >= n)).any():
+        raise MXNetError(f"take: indices {idx.ravel()[:8].tolist()} out of bound for size {n}"
+                         f" (mode='raise')")
+
+
+_KERNEL_CHECKS = {"take": _take_in_range}
+
+
 def _make(name, jfn, rule):
     binary = _binary(jfn, name) if rule == "binary" else None
 
@@ -252,7 +290,8 @@ def _make(name, jfn, rule):
     fn.__doc__ = f"numpy.{name} with MXNet 1.9.1's numpy-mode dtype rule {rule!r}."
     count = _N_OUTPUTS.get(name)
     register(f"_npi_{name}", num_outputs=(lambda attrs: count(*_literal(attrs["call"])))
-             if count else 1, param_shapes=_PARAM_SHAPES.get(name))(fn)
+             if count else 1, param_shapes=_PARAM_SHAPES.get(name),
+             kernel_check=_KERNEL_CHECKS.get(name))(fn)
     _ANY_SHAPE.add(f"_npi_{name}")  # numpy arrays may be 0-d or empty
 
 
@@ -309,6 +348,24 @@ def _spacing(x):
     s = jax.lax.bitcast_convert_type(bits.astype(u), x.dtype)
     s = jnp.where(jnp.abs(x) == fi.max, jnp.inf, jnp.where(jnp.isfinite(x), s, jnp.nan))
     return jnp.where(jnp.signbit(x), -s, s).astype(x.dtype)
+
+
+def _remainder(a, b):
+    """numpy's floor remainder (sign of the divisor). For floats with |a| < |b| the remainder
+    is ``a`` itself, and the sign fix-up reads a's bits: XLA's CPU kernels flush a subnormal
+    remainder to zero before comparing it (numpy's mod(-1e-45, 1.0) is 1.0, not -0). As in
+    MXNet, a zero divisor gives 0 (numpy: NaN) and a zero ``a`` keeps its sign."""
+    t = jnp.result_type(a, b)
+    if not jnp.issubdtype(t, jnp.floating):
+        return jnp.remainder(a, b)
+    a, b = jnp.broadcast_arrays(jnp.asarray(a).astype(t), jnp.asarray(b).astype(t))
+    u = {2: jnp.uint16, 4: jnp.uint32, 8: jnp.uint64}[jnp.dtype(t).itemsize]
+    magnitude = u(jnp.iinfo(u).max >> 1)
+    abits, bbits = (jax.lax.bitcast_convert_type(v, u) & magnitude for v in (a, b))
+    flip = jnp.signbit(a) != jnp.signbit(b)
+    small = jnp.where(abits == 0, a, jnp.where(flip, a + b, a))
+    out = jnp.where((abits < bbits) & ~jnp.isnan(b), small, jnp.remainder(a, b))
+    return jnp.where(bbits == 0, jnp.zeros_like(a), out)
 
 
 def _npx_target_shape(src, shape):
@@ -437,6 +494,8 @@ for _n in _PLAIN:
 NP_FUNCS.update({
     "mean": (_mean, ""),
     "spacing": (_spacing, ""),
+    "mod": (_remainder, "binary"),
+    "remainder": (_remainder, "binary"),
     "sort": (lambda a, axis=-1, kind=None, order=None: jnp.sort(a, axis=axis), ""),
     "argsort": (lambda a, axis=-1, kind=None, order=None: jnp.argsort(a, axis=axis), ""),
     "broadcast_to": (lambda a, shape: jnp.broadcast_to(a, _npx_target_shape(jnp.shape(a),
@@ -453,6 +512,7 @@ NP_FUNCS.update({
     "linspace": (_linspace, ""),
     "logspace": (_logspace, ""),
     "getitem": (_getitem, ""),
+    "take": (_take, ""),
     "astype": (cast_passing_grad, ""),
     "arange": (jnp.arange, ""),
     "zeros": (jnp.zeros, ""),

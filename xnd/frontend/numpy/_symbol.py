@@ -79,14 +79,10 @@ def _face(s):
     return s
 
 
-# functions of several results return a Python list of Symbols, as MXNet's ``mx.sym.np`` does;
-# the split family always does (``F.np.split(x, 1)[0]`` is the one part, not its first row)
-_SPLITS = frozenset({"split", "array_split", "hsplit", "vsplit", "dsplit"})
-
-
 def sym_func(name):
     """``F.np.<name>`` for Symbols: a node of registry operator ``_npi_<name>``."""
-    opname, listed = "_npi_" + name, name in _SPLITS
+    # functions of several results return a Python list of Symbols, as MXNet's mx.sym.np does
+    opname, listed = "_npi_" + name, name in _lnp.SPLITS
 
     def fn(*args, out=None, ctx=None, device=None, name=None, **kwargs):
         inputs = []

@@ -139,13 +139,14 @@ def func(name, doc=None):
     """The ``mx.np`` function over registry operator ``_npi_<name>``."""
     op = registry.get("_npi_" + name)
     dynamic = _lnp.NP_FUNCS[name][1] == "binary"
-    ufunc = name in UFUNCS
+    ufunc, listed = name in UFUNCS, name in _lnp.SPLITS
 
     def fn(*args, out=None, ctx=None, device=None, **kwargs):
         if ufunc and kwargs:
             check_ufunc_kwargs(name, kwargs)
         c = None if ctx is None and device is None else _ctx_of(ctx, device)
-        return call(op, args, kwargs, out, c, dynamic)
+        res = call(op, args, kwargs, out, c, dynamic)
+        return [res] if listed and not isinstance(res, (list, tuple)) else res
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc or f"numpy.{name} on MXNet numpy ndarrays (MXNet 1.9.1's dtype rules)."
     return fn
@@ -222,10 +223,13 @@ def _bool_mask(k):
 
 def _mask_key(key, shape, ctx):
     """Boolean masks -> integer index arrays (numpy's nonzero), which advanced indexing
-    then handles.  A mask must match the axes it covers (numpy's IndexError)."""
+    then handles.  A mask must match the axes it covers (numpy's IndexError).  Returns the
+    key and what its 0-d masks say (None if it has none): MXNet drops 0-d masks from a tuple
+    key and puts one new leading axis on the result, of length 1 if all are True, else 0
+    (``x[0, True, i]`` is ``x[0, i][None]``; numpy would broadcast it with ``i``)."""
     if not isinstance(key, tuple):
         key = (key,)
-    out, dim = [], 0
+    out, dim, lead = [], 0, None
     for k in key:
         if isinstance(k, range):  # d2l's y_hat[range(len(y_hat)), y]
             k = array(onp.arange(k.start, k.stop, k.step), dtype="int64", ctx=ctx)
@@ -238,7 +242,8 @@ def _mask_key(key, shape, ctx):
                 dim += 1
             continue
         if m.ndim == 0:
-            raise IndexError("a 0-d boolean index is only supported on its own (x[True])")
+            lead = bool(m) and lead is not False
+            continue
         if dim is not None:
             covered = tuple(shape[dim:dim + m.ndim])
             if covered != m.shape:
@@ -250,7 +255,7 @@ def _mask_key(key, shape, ctx):
                                  f"dimension is {m.shape[axis]}")
             dim += m.ndim
         out.extend(array(i, dtype="int64", ctx=ctx) for i in onp.nonzero(m))
-    return tuple(out)
+    return tuple(out), lead
 
 
 def _norm_shape(shape, size, op="reshape"):
@@ -408,7 +413,9 @@ class ndarray(NDArray):
         m = _bool_mask(key)
         if m is not None and m.ndim == 0:  # x[True] is x[None], x[False] is x[None][0:0]
             return self[None] if m else self[None][0:0]
-        key = _mask_key(key, self.shape, self._ctx)
+        key, lead = _mask_key(key, self.shape, self._ctx)
+        if lead is not None:
+            return self[key][None] if lead else self[key][None][0:0]
         if _basic(key) and not STATE.recording:
             plan = _core._index_plan(self.shape, key, self._ctx)
             if plan[0] == "view":
@@ -431,8 +438,11 @@ class ndarray(NDArray):
                     value = value.reshape(value.shape[1:]) if value.shape[0] == 1 else value
                 NDArray.__setitem__(self, Ellipsis, value)
             return
-        NDArray.__setitem__(self, _mask_key(key, self.shape, self._ctx)
-                            if not isinstance(key, slice) else key, value)
+        if isinstance(key, slice):
+            return NDArray.__setitem__(self, key, value)
+        key, lead = _mask_key(key, self.shape, self._ctx)
+        if lead is not False:
+            NDArray.__setitem__(self, key, value)
 
     # ---- operators -------------------------------------------------------------------
     def __pos__(self):
