@@ -408,6 +408,46 @@ CASES = {
     # the split family returns a list, even of one part
     "split_one_part": "np.split(np.ones((1, 6)), 1)",
     "hsplit_one_part": "np.hsplit(np.ones((1, 6)), 1)",
+    # npx.random and the samplers' parameter checks (MXNet's ValueError at the read)
+    "npx_bernoulli_prob01": "npx.random.bernoulli(prob=np.array([0., 1., 1.]), size=(3,))",
+    "npx_bernoulli_logit_int": "npx.random.bernoulli(logit=np.array([-1e4, 1e4]), dtype='int32')",
+    "npx_bernoulli_both": "npx.random.bernoulli(prob=0.5, logit=0.1)",
+    "npx_bernoulli_bad_prob": "npx.random.bernoulli(prob=np.array([1.5])).asnumpy()",
+    "npx_normal_n_shape": "npx.random.normal_n(np.zeros((2,)), np.ones((2,)), batch_shape=(3,)).shape",
+    "npx_uniform_n_shape": "npx.random.uniform_n(0, 1, batch_shape=6).shape",
+    "gamma_zero_shape": "np.random.gamma(0, 1).asnumpy()",
+    "exponential_negative": "np.random.exponential(scale=-1).asnumpy()",
+    "weibull_zero_a": "np.random.weibull(a=0).asnumpy()",
+    "sym_random_normal_hybrid": (
+        "class B(mx.gluon.HybridBlock):\n    def hybrid_forward(self, F, loc, scale):\n"
+        "        return F.np.random.normal(loc=loc, scale=scale, size=(4, 3, 2))\n"
+        "b = B()\nb.hybridize()\nl = np.zeros((3, 2))\nl.attach_grad()\n"
+        "with mx.autograd.record():\n    y = b(l, np.ones((3, 2)))\ny.backward()\n"
+        "result = [y.shape, l.grad]"),
+    "constraint_check_ok": "npx.constraint_check(np.ones((2,), dtype='bool'), 'bad')",
+    "constraint_check_violated": "npx.constraint_check(np.zeros((2,), dtype='bool'), 'bad').asnumpy()",
+    "constraint_check_hybrid": (
+        "class B(mx.gluon.HybridBlock):\n    def hybrid_forward(self, F, x, m):\n"
+        "        return x * F.npx.constraint_check(m, 'bad')\n"
+        "b = B()\nb.hybridize()\nresult = b(np.ones((2,)), np.zeros((2,), dtype='bool')).asnumpy()"),
+    # argmax/argmin of 0-d arrays, of empty axes
+    "argmax_0d_axis0": "np.argmax(np.array(3.0), axis=0)",
+    "argmin_empty_axis": "np.argmin(np.zeros((5, 0, 3)), axis=1).asnumpy()",
+    # delete with an index array: negative and out-of-range entries ignored; in a graph,
+    # MXNet takes no array there
+    "delete_array_obj": "np.delete(np.arange(6.), np.array([1, 3, -1, 9], dtype='int32'))",
+    "delete_hybrid_array_obj": (
+        "class B(mx.gluon.HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+        "        return F.np.delete(x, np.array([0, 2], dtype='int64'), axis=1)\n"
+        "b = B()\nb.hybridize()\nresult = b(np.arange(12.).reshape(3, 4))"),
+    "split_empty_at_index": "np.split(np.zeros((0,)), [1])",
+    "array_split_uneven": "np.array_split(np.arange(7.), 3)",
+    "bool_true_divide_broadcast": ("np.true_divide(np.array(onp.array([[True, False], [False, True]])),"
+                                   " np.array(onp.array([[False], [True]])))"),
+    "bool_concat_grad": ("a = np.array(onp.array([True, False]))\n"
+                         "c = np.array(onp.array([False, False]))\na.attach_grad()\n"
+                         "with mx.autograd.record():\n    y = np.concatenate([a, c])\n"
+                         "y.backward()\nresult = a.grad"),
 }
 
 

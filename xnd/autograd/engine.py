@@ -162,7 +162,8 @@ def _inexact(x):
 
 
 def _integer(x):
-    return x is not None and jnp.issubdtype(x.dtype, jnp.integer)
+    """Integer and bool arrays, whose MXNet gradients are in their own dtype (as_real)."""
+    return x is not None and (jnp.issubdtype(x.dtype, jnp.integer) or x.dtype == jnp.bool_)
 
 
 def _node_vjp(call, ins, d, dpos):

@@ -72,7 +72,8 @@ def as_real(x):
     gives integer arrays gradients in their own dtype (the gradient of ``sum(a)`` for an
     int32 ``a`` is int32 ones), JAX gives integers no tangent. The callers truncate the
     gradient back to the array's dtype, as MXNet's integer kernels do."""
-    return x.astype(np.float64) if x is not None and np.issubdtype(x.dtype, np.integer) else x
+    return x.astype(np.float64) if x is not None and (np.issubdtype(x.dtype, np.integer)
+                                                     or x.dtype == np.bool_) else x
 
 
 class _RealRun(threading.local):

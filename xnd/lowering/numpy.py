@@ -25,6 +25,8 @@ MXNet 1.9.1's numpy-mode dtype rules, checked on MXNet (tests/make_np_goldens.py
 * ``keep_int``: reductions keep an integer input's dtype (``sum(int32)`` is int32,
   ``sum(bool)`` int64); ``mean`` of integers is float32.
 """
+import inspect
+
 import jax
 import jax.numpy as jnp
 import numpy as onp
@@ -52,7 +54,40 @@ def thaw_value(v):
             return slice(*(thaw_value(x) for x in v[1]))
         if tag in ("f", "i", "b"):
             return v[1]
+        if tag == "A":
+            return onp.array(v[3], dtype=v[1]).reshape(v[2])
     return v
+
+
+class Static:
+    """An array argument read on the host: the result's shape depends on its values
+    (``np.delete(a, obj)``), so it joins the call's static values, not its inputs."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = onp.asarray(value)
+
+
+# function -> (position, keyword) of its array arguments that are read on the host
+STATIC_ARRAYS = {"delete": (1, "obj"), "insert": (1, "obj")}
+
+
+def static_arrays(name, args, kwargs, concrete, symbolic=False):
+    """``args``/``kwargs`` with the host-read arrays of function ``name`` (``concrete``
+    instances) as Static values.  MXNet's symbolic insert/delete take no array there
+    (TypeError)."""
+    where = STATIC_ARRAYS.get(name)
+    if where is None:
+        return args, kwargs
+    i, key = where
+    for v in (args[i] if i < len(args) else None, kwargs.get(key)):
+        if symbolic and isinstance(v, concrete):
+            raise TypeError(f"'obj' can not support type {type(v)}")
+    if i < len(args) and isinstance(args[i], concrete):
+        args = (*args[:i], Static(args[i].asnumpy()), *args[i + 1:])
+    if isinstance(kwargs.get(key), concrete):
+        kwargs = {**kwargs, key: Static(kwargs[key].asnumpy())}
+    return args, kwargs
 
 
 def freeze_value(v):
@@ -75,6 +110,8 @@ def freeze_value(v):
             return ("d", onp.dtype(v).name)
         except TypeError:
             pass
+    if isinstance(v, Static):
+        return ("A", v.value.dtype.name, v.value.shape, tuple(v.value.ravel().tolist()))
     if isinstance(v, slice):  # (slices are unhashable before Python 3.12)
         return ("S", tuple(freeze_value(x) for x in (v.start, v.stop, v.step)))
     raise TypeError(f"unsupported argument {v!r} of type {type(v).__name__}")
@@ -133,6 +170,14 @@ _COMPARE = frozenset(("equal", "not_equal", "greater", "greater_equal", "less", 
 _TRUE_DIV = frozenset(("true_divide", "divide"))
 
 
+def _to(x, t):
+    """x cast to t; bool goes to a float through int8: XLA folds a broadcast division of two
+    converted bools to 0 where it is 0/0 (NaN in numpy and MXNet)."""
+    if x.dtype == _BOOL and _isfloat(t):
+        x = x.astype(jnp.int8)
+    return x.astype(t)
+
+
 def _binary(jfn, name):
     def run(a, b, a_arr, b_arr):
         if a_arr and b_arr:
@@ -146,8 +191,7 @@ def _binary(jfn, name):
             t = _F32
         if name in _COMPARE and t == _BOOL:
             t = _F32 if not (a_arr and b_arr) else t
-        a = a.astype(t) if a_arr else jnp.asarray(a).astype(t)
-        b = b.astype(t) if b_arr else jnp.asarray(b).astype(t)
+        a, b = _to(jnp.asarray(a), t), _to(jnp.asarray(b), t)
         out = jfn(a, b)
         return out if name in _COMPARE else out.astype(t)
     return run
@@ -249,14 +293,18 @@ def _take(a, indices, axis=None, mode="raise"):
     return jnp.take(a, jnp.mod(idx, n) if mode == "wrap" else jnp.clip(idx, 0, n - 1), axis=axis)
 
 
-def _take_in_range(attrs, *data):
-    """np.take(mode='raise'): out-of-range indices raise IndexError, as MXNet reports them."""
+def _bound(attrs, data, names):
+    """The arguments of a frozen call (attrs["call"]) by parameter name, for kernel checks."""
     pos, kw = _literal(attrs["call"])
     scalars = _literal(attrs.get("scalars", ()))
-    args = [_thaw(x, data, scalars) for x in pos]
-    kwargs = {k: _thaw(v, data, scalars) for k, v in kw}
-    names = ("a", "indices", "axis", "mode")
-    kwargs.update(zip(names, args))
+    out = {k: _thaw(v, data, scalars) for k, v in kw}
+    out.update(zip(names, (_thaw(x, data, scalars) for x in pos)))
+    return out
+
+
+def _take_in_range(attrs, *data):
+    """np.take(mode='raise'): out-of-range indices raise MXNetError, as MXNet reports them."""
+    kwargs = _bound(attrs, data, ("a", "indices", "axis", "mode"))
     if kwargs.get("mode", "raise") != "raise":
         return
     a, axis = kwargs["a"], kwargs.get("axis")
@@ -384,15 +432,56 @@ def _indices(obj):
     return obj
 
 
+def _arg_extreme(jfn):
+    """argmax/argmin; of a 0-d array along axis 0 or -1 numpy (and MXNet) give 0."""
+    def arg(a, axis=None, out=None):
+        if axis is not None and not -max(a.ndim, 1) <= axis < max(a.ndim, 1):
+            raise MXNetError(f"{jfn.__name__}: axis {axis} is out of bounds for array of "
+                             f"dimension {a.ndim}")
+        if a.ndim == 0:
+            axis = None
+        if (a.size if axis is None else a.shape[axis]) == 0:
+            raise MXNetError(f"{jfn.__name__}: attempt to get {jfn.__name__} of an empty "
+                             f"sequence (axis {axis} of shape {a.shape})")
+        return jfn(a, axis=axis)
+    return arg
+
+
+def _delete(arr, obj, axis=None):
+    """numpy.delete; of an index array MXNet ignores the negative and out-of-range entries."""
+    obj = _indices(obj)
+    if isinstance(obj, onp.ndarray):
+        n = arr.size if axis is None else arr.shape[axis]
+        obj = onp.unique(obj[(obj >= 0) & (obj < n)])
+    return jnp.delete(arr, obj, axis)
+
+
+def _split(ary, indices_or_sections, axis=0, equal=True):
+    """numpy's split (``equal``) and array_split: the parts between sorted split points, which
+    clip as Python slices do (numpy's split of an empty axis at [1] is two empty parts)."""
+    n = ary.shape[axis]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        if k <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        if equal and n % k:
+            raise ValueError("array split does not result in an equal division")
+        sizes = [n // k + (i < n % k) for i in range(k)]
+        bounds = [sum(sizes[:i]) for i in range(k + 1)]
+    else:
+        bounds = [0, *(int(i) for i in indices_or_sections), n]
+    lead = (slice(None),) * (axis % ary.ndim)
+    return [ary[lead + (slice(a, b),)] for a, b in zip(bounds, bounds[1:])]
+
+
 def _dim_split(name, ndim):
     """numpy's hsplit/vsplit/dsplit: an array of fewer dimensions is numpy's ValueError."""
-    jfn = getattr(jnp, name)
-
     def split(ary, indices_or_sections):
         if ary.ndim < ndim:
             raise ValueError(f"{name} only works on arrays of {ndim} or more dimensions, got "
                              f"shape {ary.shape}")
-        return jfn(ary, indices_or_sections)
+        return _split(ary, indices_or_sections, 1 if name == "hsplit" and ary.ndim > 1 else
+                      {"hsplit": 0, "vsplit": 0, "dsplit": 2}[name])
     return split
 
 
@@ -502,9 +591,14 @@ NP_FUNCS.update({
                                                                              shape)), ""),
     "transpose": (_transpose, ""),
     **{n: (_dim_split(n, d), "") for n, d in (("hsplit", 1), ("vsplit", 2), ("dsplit", 3))},
+    "split": (_split, ""),
+    "array_split": (lambda ary, indices_or_sections, axis=0:
+                    _split(ary, indices_or_sections, axis, equal=False), ""),
     "insert": (lambda arr, obj, values, axis=None: jnp.insert(arr, _indices(obj), values, axis),
                ""),
-    "delete": (lambda arr, obj, axis=None: jnp.delete(arr, _indices(obj), axis), ""),
+    "delete": (_delete, ""),
+    "argmax": (_arg_extreme(jnp.argmax), ""),
+    "argmin": (_arg_extreme(jnp.argmin), ""),
     "meshgrid": (lambda *xs, **kw: jnp.meshgrid(*(jnp.ravel(x) for x in xs), **kw), ""),
     "tril": (lambda m, k=0: _tri_mask(m, k, False), ""),
     "triu": (lambda m, k=0: _tri_mask(m, k, True), ""),
@@ -612,15 +706,65 @@ _SAMPLERS = {
     "pareto": lambda k, a, size=None: jax.random.pareto(k, a, _bshape(size, a), jnp.float32) - 1,
     "power": lambda k, a, size=None: jax.random.uniform(k, _bshape(size, a), jnp.float32) ** (
         1.0 / jnp.asarray(a)),
-    "chisquare": lambda k, df, size=None: 2.0 * _gamma_f32(
-        k, jnp.asarray(df, jnp.float32) / 2, _bshape(size, df)),
+    "chisquare": lambda k, df, size=None, dtype=None: (2.0 * _gamma_f32(
+        k, jnp.asarray(df, jnp.float32) / 2, _bshape(size, df))).astype(_fdt(dtype)),
     "multivariate_normal": lambda k, mean, cov, size=None: jax.random.multivariate_normal(
-        k, jnp.asarray(mean, jnp.float32), jnp.asarray(cov, jnp.float32), _size(size) or None),
+        k, jnp.asarray(mean, jnp.float32), jnp.asarray(cov, jnp.float32), _size(size)
+        + jnp.broadcast_shapes(jnp.shape(mean)[:-1], jnp.shape(cov)[:-2])),
+}
+
+
+def _bernoulli(k, prob=None, logit=None, size=None, dtype=None):
+    p = jax.nn.sigmoid(jnp.asarray(logit)) if prob is None else jnp.asarray(prob)
+    return (jax.random.uniform(k, _bshape(size, p), jnp.float32) < p).astype(_fdt(dtype))
+
+
+def _batched(sample):
+    """npx.random.<x>_n: batch_shape leads the parameters' broadcast shape."""
+    def fn(k, a=0.0, b=1.0, batch_shape=None, dtype=None):
+        shape = _size(batch_shape) + jnp.broadcast_shapes(jnp.shape(a), jnp.shape(b))
+        return sample(k, a, b, size=shape, dtype=dtype)
+    return fn
+
+
+# mx.npx.random's samplers (same registry mechanism, not in mx.np.random)
+NPX_SAMPLERS = {"bernoulli": _bernoulli, "normal_n": _batched(_normal),
+                "uniform_n": _batched(_uniform)}
+
+
+def _bounded(sampler, positive=(), nonnegative=()):
+    """A sampler's parameter check: MXNet's ValueError (when the draw is read) for a
+    parameter in ``positive`` that is not > 0, or in ``nonnegative`` that is < 0."""
+    params = list(inspect.signature(_SAMPLERS[sampler]).parameters)[1:]
+
+    def check(attrs, *data):
+        got = _bound(attrs, data, params)
+        for names, ok, what in ((positive, onp.greater, "positive"),
+                                (nonnegative, onp.greater_equal, "non-negative")):
+            for n in names:
+                v = got.get(n)
+                if v is not None and not ok(onp.asarray(v), 0).all():
+                    raise ValueError(f"{sampler}: {n} must be {what}, got {onp.asarray(v)}")
+    return check
+
+
+def _probability(attrs, *data):
+    got = _bound(attrs, data, ("prob", "logit", "size", "dtype"))
+    p = got.get("prob")
+    if p is not None and not ((onp.asarray(p) >= 0) & (onp.asarray(p) <= 1)).all():
+        raise ValueError("bernoulli: prob must be in [0, 1]")
+
+
+_RANDOM_CHECKS = {
+    "gamma": _bounded("gamma", positive=("shape", "scale")),
+    **{n: _bounded(n, positive=("a",)) for n in ("weibull", "pareto", "power")},
+    **{n: _bounded(n, nonnegative=("scale",)) for n in ("exponential", "rayleigh")},
+    "lognormal": _bounded("lognormal", nonnegative=("sigma",)),
+    "bernoulli": _probability,
 }
 
 
 def _make_random(name, sampler):
-    import inspect
     params = list(inspect.signature(sampler).parameters)[1:]   # (after the key)
     def fn(*data, call: _literal = ((), ()), scalars: Dynamic(_literal) = (), key):
         from .random import prng
@@ -634,11 +778,11 @@ def _make_random(name, sampler):
         return out.astype(_F32) if out.dtype == _F64 and not asked else out
     fn.__name__ = f"_npi_random_{name}"
     fn.__doc__ = f"numpy.random.{name}: MXNet's distribution (not its bit stream)."
-    register(f"_npi_random_{name}")(fn)
+    register(f"_npi_random_{name}", kernel_check=_RANDOM_CHECKS.get(name))(fn)
     _ANY_SHAPE.add(f"_npi_random_{name}")
 
 
-for _n, _f in _SAMPLERS.items():
+for _n, _f in {**_SAMPLERS, **NPX_SAMPLERS}.items():
     _make_random(_n, _f)
 
 
@@ -703,7 +847,23 @@ def _npx_reshape(a, newshape, reverse=False):
     return a.reshape(npx_reshape_shape(a.shape, newshape, reverse))
 
 
+def _constraint_check(input, msg="Constraint violated"):
+    """npx.constraint_check: True (a 0-d bool) when every element of ``input`` is; otherwise
+    MXNet's ValueError(msg) when the result is read (_constraint_holds)."""
+    return jnp.all(input)
+
+
+def _constraint_holds(attrs, *data):
+    got = _bound(attrs, data, ("input", "msg"))
+    if not onp.asarray(got["input"]).all():
+        raise ValueError(got.get("msg", "Constraint violated"))
+
+
+_KERNEL_CHECKS["constraint_check"] = _constraint_holds
+
+# registry functions of mx.npx only (not in mx.np)
+NPX_ONLY = ("masked_softmax", "masked_log_softmax", "npx_reshape", "constraint_check")
 for _n, _f in (("masked_softmax", _masked(False)), ("masked_log_softmax", _masked(True)),
-               ("npx_reshape", _npx_reshape)):
+               ("npx_reshape", _npx_reshape), ("constraint_check", _constraint_check)):
     NP_FUNCS[_n] = (_f, "")
     _make(_n, _f, "")

@@ -252,6 +252,17 @@ class GraphOp:
                      num_outputs=n_out + n_aux,
                      aux_update=lambda attrs, ins, outs: outs[n_out:n_out + n_aux])
         self.op.tuned = True                       # whole graphs: xla_options
+        if g.checked or any(n.op is not None and n.op.kernel_check is not None and not n.inputs
+                            for n in g.nodes):
+            # the graph's kernel checks (take(mode='raise'), constraint_check, a sampler's
+            # bad parameter) as the whole op's: its outputs fail when read, as MXNet's do
+            def check(attrs, *vals):
+                error = g.attr_error() or g.check_error(
+                    list(vals[:n_args]), list(vals[n_args:]), attrs.get("key", _NO_KEY),
+                    bool(attrs.get("is_train", False)))
+                if error is not None:
+                    raise error
+            self.op.kernel_check = check
         self.op.convolutional = g.convolutional
         self.params = [p for is_arg, p in self.arg_slots if not is_arg] + self.aux_params
         self._fold_state = _rewrite.new_state()
@@ -292,7 +303,8 @@ class GraphOp:
         for p in self.aux_params:
             d = p._data
             ins.append(d[0] if d is not None and len(d) == 1 else p.data(ctx))
-        if not STATE.recording and not STATE.training and _rewrite.ENABLED:
+        if not STATE.recording and not STATE.training and _rewrite.ENABLED \
+                and self.op.kernel_check is None:
             return self._predict(ins, ctx)
         recording = STATE.recording and SAVE_RESIDUALS
         holder = []

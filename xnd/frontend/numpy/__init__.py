@@ -29,8 +29,8 @@ set_printoptions = _onp.set_printoptions
 
 # the numpy functions of MXNet 1.9.1's mx.np that xnd maps onto jnp
 _NAMES = [n for n in _lnp.NP_FUNCS if n.isidentifier() and "_" not in n[:1]
-          and not n.startswith("linalg_") and n not in ("getitem", "npx_reshape", "astype",
-                                                        "float_cast", "arange", "zeros", "ones")]
+          and not n.startswith("linalg_") and n not in _lnp.NPX_ONLY
+          and n not in ("getitem", "astype", "float_cast", "arange", "zeros", "ones")]
 for _n in _NAMES:
     globals()[_n] = _func(_n)
 for _n in _lnp.HOST_FUNCS:

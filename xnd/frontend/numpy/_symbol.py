@@ -12,6 +12,7 @@ import types
 import numpy as onp
 
 from ...lowering import numpy as _lnp
+from ...ndarray import NDArray
 from ...symbol.symbol import Symbol, _create
 
 
@@ -79,10 +80,10 @@ def _face(s):
     return s
 
 
-def sym_func(name):
+def sym_func(name, opname=None):
     """``F.np.<name>`` for Symbols: a node of registry operator ``_npi_<name>``."""
     # functions of several results return a Python list of Symbols, as MXNet's mx.sym.np does
-    opname, listed = "_npi_" + name, name in _lnp.SPLITS
+    opname, listed, fname = opname or "_npi_" + name, name in _lnp.SPLITS, name
 
     def fn(*args, out=None, ctx=None, device=None, name=None, **kwargs):
         inputs = []
@@ -94,6 +95,7 @@ def sym_func(name):
             if isinstance(v, (list, tuple)) and any(isinstance(e, Symbol) for e in v):
                 return ("l", tuple(enc(e) for e in v))
             return ("v", _lnp.freeze_value(v))
+        args, kwargs = _lnp.static_arrays(fname, args, kwargs, NDArray, symbolic=True)
         pos = tuple(enc(a) for a in args)
         kw = tuple((k, enc(v)) for k, v in kwargs.items())
         out = _face(_create(opname, inputs, {"call": (pos, kw)}, name, opname))
@@ -165,6 +167,20 @@ def _namespace(modname, funcs):
 np = _namespace("mxnet.symbol.numpy", dict(_F))
 np.linalg = _namespace("mxnet.symbol.numpy.linalg", {
     n[len("linalg_"):]: f for n, f in _F.items() if n.startswith("linalg_")})
+np.random = _namespace("mxnet.symbol.numpy.random", {
+    n: sym_func(n, "_npi_random_" + n) for n in _lnp._SAMPLERS})
+
+
+def _sym_bernoulli(prob=None, logit=None, size=None, dtype=None, ctx=None, out=None):
+    from ..numpy_extension.random import check_bernoulli
+    size = check_bernoulli(prob, logit, size)
+    return _npx_random["_bernoulli"](prob=prob, logit=logit, size=size, dtype=dtype)
+
+
+_npx_random = {"_bernoulli": sym_func("bernoulli", "_npi_random_bernoulli"),
+               "normal_n": sym_func("normal_n", "_npi_random_normal_n"),
+               "uniform_n": sym_func("uniform_n", "_npi_random_uniform_n"),
+               "bernoulli": _sym_bernoulli}
 
 
 def _npx_op(opname, rename):
@@ -185,7 +201,10 @@ def npx_namespace(table):
         a, tuple(newshape), bool(reverse))
     funcs["masked_softmax"] = lambda data, mask, axis=-1, temperature=1.0, normalize=True: \
         _F["masked_softmax"](data, mask, axis=axis, temperature=temperature)
-    return _namespace("mxnet.symbol.numpy_extension", funcs)
+    funcs["constraint_check"] = _F["constraint_check"]
+    mod = _namespace("mxnet.symbol.numpy_extension", funcs)
+    mod.random = _namespace("mxnet.symbol.numpy_extension.random", _npx_random)
+    return mod
 
 
 def _as_np(self):

@@ -145,6 +145,7 @@ def func(name, doc=None):
         if ufunc and kwargs:
             check_ufunc_kwargs(name, kwargs)
         c = None if ctx is None and device is None else _ctx_of(ctx, device)
+        args, kwargs = _lnp.static_arrays(name, args, kwargs, NDArray)
         res = call(op, args, kwargs, out, c, dynamic)
         return [res] if listed and not isinstance(res, (list, tuple)) else res
     fn.__name__ = fn.__qualname__ = name

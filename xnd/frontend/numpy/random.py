@@ -18,7 +18,7 @@ def seed(seed, ctx="all"):
 
 def _sampler(name):
     op = registry.get("_npi_random_" + name)
-    sig = inspect.signature(_lnp._SAMPLERS[name])
+    sig = inspect.signature({**_lnp._SAMPLERS, **_lnp.NPX_SAMPLERS}[name])
 
     def fn(*args, ctx=None, device=None, out=None, **kwargs):
         try:  # a keyword numpy's function lacks (shape= for size=) is a TypeError, as there

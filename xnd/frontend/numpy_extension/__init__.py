@@ -90,6 +90,12 @@ def masked_log_softmax(data, mask, axis=-1, temperature=1.0, normalize=True):
                     {"axis": axis, "temperature": temperature})
 
 
+def constraint_check(input, msg="Constraint violated"):
+    """A 0-d True when every element of the boolean ``input`` is true; otherwise MXNet's
+    ValueError(msg) when the result is read."""
+    return _ma.call(_registry.get("_npi_constraint_check"), (input, msg), {})
+
+
 def reshape(a, newshape, reverse=False, order="C"):
     """npx.reshape with MXNet's numpy-extension codes: -1 infer, -2 copy this axis, -3 drop a
     size-1 axis, -4 copy the remaining axes, -5 merge two axes, -6 split an axis in two."""
