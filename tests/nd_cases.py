@@ -1874,6 +1874,15 @@ def case_batch_dot_transpose_b(mx, nd, np):
                         nd.arange(12).reshape((2, 2, 3)), transpose_b=True)
 
 
+def case_batch_dot_4d(mx, nd, np):
+    return nd.batch_dot(nd.arange(36).reshape((3, 2, 3, 2)),
+                        nd.arange(36).reshape((3, 2, 2, 3)))
+
+
+def case_batch_dot_2d_error(mx, nd, np):
+    return nd.batch_dot(nd.ones((3, 2)), nd.ones((2, 3)))
+
+
 def case_batch_dot_mismatch_error(mx, nd, np):
     return nd.batch_dot(nd.ones((2, 2, 3)), nd.ones((3, 3, 2)))
 

@@ -35,11 +35,13 @@ def dot(lhs, rhs, *, transpose_a: Bool = False, transpose_b: Bool = False, forwa
 
 @register("batch_dot")
 def batch_dot(lhs, rhs, *, transpose_a: Bool = False, transpose_b: Bool = False, forward_stype=None):
+    """Matrix products over the leading batch axes: (B..., M, K) x (B..., K, N)."""
     _floats("batch_dot", lhs, rhs)
     a = jnp.swapaxes(lhs, -1, -2) if transpose_a else lhs
     b = jnp.swapaxes(rhs, -1, -2) if transpose_b else rhs
-    if a.ndim != 3 or b.ndim != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
-        raise MXNetError(f"batch_dot: incompatible shapes {lhs.shape} and {rhs.shape}")
+    if a.ndim < 3 or a.ndim != b.ndim or a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
+        raise MXNetError(f"batch_dot: incompatible shapes {lhs.shape} and {rhs.shape} (N-D by "
+                         f"N-D, N >= 3, with the same leading batch shape)")
     return jnp.matmul(a, b, precision=lax.Precision.HIGHEST)
 
 
