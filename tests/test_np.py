@@ -189,3 +189,18 @@ def test_deferred_weight_of_np_dot_takes_the_data_dim(env):
     out = blk(np.ones((2, 3)))
     assert blk.w.shape == (3, 5)
     assert out.asnumpy().tolist() == [[3.0] * 5] * 2
+
+
+def test_numpy_op_doc_signatures_forward_to_np(env):
+    """mx._numpy_op_doc: MXNet's built-in numpy operators under their names, with MXNet's
+    signatures, computing what mx.np computes."""
+    import inspect
+    from mxnet import _numpy_op_doc as doc
+    np = mx.np
+    assert str(inspect.signature(doc._np_sum)) == \
+        "(a, axis=None, dtype=None, keepdims=False, initial=None, out=None)"
+    assert str(inspect.signature(doc._np_atleast_1d)) == "(*arys)"
+    assert str(inspect.signature(doc._np_reshape)) == "(a, newshape, order='C', out=None)"
+    assert doc._np_sum(np.arange(6.0).reshape(2, 3), axis=1).asnumpy().tolist() == [3.0, 12.0]
+    assert doc._np_product(np.array([2.0, 3.0])).item() == 6.0
+    assert doc._npx_reshape(np.ones((2, 3)), (-1,)).shape == (6,)

@@ -432,6 +432,25 @@ def _indices(obj):
     return obj
 
 
+def _window(jfn):
+    """hanning/hamming/blackman with MXNet's ``dtype=`` (float32 default); M < 1 is empty."""
+    def window(M, dtype=None, ctx=None):
+        return jfn(max(int(M), 0)).astype(_fdt(dtype))
+    window.__name__ = jfn.__name__
+    return window
+
+
+def _round(a, decimals=0, out=None):
+    """numpy.round (half to even) for floats; MXNet rounds integers to a negative number of
+    decimals by truncating toward zero (np.round(15, -1) is 10 there, 20 in numpy)."""
+    if jnp.issubdtype(a.dtype, jnp.floating):
+        return jnp.round(a, decimals)
+    if decimals >= 0 or a.dtype == jnp.bool_:
+        return a
+    f = jnp.asarray(10 ** -decimals, a.dtype)
+    return jnp.sign(a) * (jnp.abs(a) // f) * f
+
+
 def _arg_extreme(jfn):
     """argmax/argmin; of a 0-d array along axis 0 or -1 numpy (and MXNet) give 0."""
     def arg(a, axis=None, out=None):
@@ -598,6 +617,9 @@ NP_FUNCS.update({
                ""),
     "delete": (_delete, ""),
     "argmax": (_arg_extreme(jnp.argmax), ""),
+    **{n: (_window(getattr(jnp, n)), "") for n in ("hanning", "hamming", "blackman")},
+    "round": (_round, ""),
+    "around": (_round, ""),
     "argmin": (_arg_extreme(jnp.argmin), ""),
     "meshgrid": (lambda *xs, **kw: jnp.meshgrid(*(jnp.ravel(x) for x in xs), **kw), ""),
     "tril": (lambda m, k=0: _tri_mask(m, k, False), ""),
