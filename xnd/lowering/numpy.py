@@ -94,7 +94,7 @@ def freeze_value(v):
     """A hashable, type-tagged form of a static value (1, 1.0 and True must not share a
     kernel)."""
     if v is None or isinstance(v, str):
-        return v
+        return v if v is None else str(v)  # (numpy's str_ would not survive symbol JSON)
     if isinstance(v, (bool, onp.bool_)):
         return ("b", bool(v))
     if isinstance(v, (int, onp.integer)):
@@ -639,6 +639,21 @@ NP_FUNCS.update({
         "norm svd cholesky qr inv det slogdet eig eigh eigvals eigvalsh pinv solve lstsq "
         "matrix_rank matrix_power multi_dot tensorinv tensorsolve cond").split()
        if hasattr(jnp.linalg, n)},
+    # MXNet's interpolation= is jnp's method=
+    **{n: ((lambda f: lambda a, q, axis=None, out=None, overwrite_input=None,
+            interpolation="linear", keepdims=False: f(a, q, axis=axis, method=interpolation,
+                                                       keepdims=keepdims))(getattr(jnp, n)), "")
+       for n in ("quantile", "percentile")},
+    # MXNet takes ord='inf' / '-inf' as strings too
+    "linalg_norm": (lambda x, ord=None, axis=None, keepdims=False: jnp.linalg.norm(
+        x, float(ord) if ord in ("inf", "-inf") else ord, axis, keepdims), ""),
+    # MXNet's svd is the reduced one (ut (..., M, M), l, v (..., M, N)), differentiable
+    "linalg_svd": (lambda a, full_matrices=False, compute_uv=True, hermitian=False:
+                   jnp.linalg.svd(a, full_matrices, compute_uv, hermitian), ""),
+    # numpy reads only the UPLO triangle; jnp symmetrizes the input unless told not to
+    "linalg_eigh": (lambda a, UPLO="L": jnp.linalg.eigh(a, UPLO, symmetrize_input=False), ""),
+    "linalg_eigvalsh": (lambda a, UPLO="L": jnp.linalg.eigvalsh(a, UPLO, symmetrize_input=False),
+                        ""),
 })
 
 for _n, (_f, _r) in NP_FUNCS.items():
