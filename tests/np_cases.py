@@ -448,6 +448,20 @@ CASES = {
                          "c = np.array(onp.array([False, False]))\na.attach_grad()\n"
                          "with mx.autograd.record():\n    y = np.concatenate([a, c])\n"
                          "y.backward()\nresult = a.grad"),
+    # linalg: UPLO triangles, the reduced svd, norm's 'inf' strings
+    "eigvalsh_upper": "np.linalg.eigvalsh(np.array([[2., 1.], [-5., 3.]]), UPLO='U')",
+    "eigvalsh_lower": "np.linalg.eigvalsh(np.array([[2., 1.], [-5., 3.]]))",
+    "svd_reduced": "[x.shape for x in np.linalg.svd(np.arange(6.).reshape(2, 3))]",
+    "svd_values": "np.linalg.svd(np.array([[3., 0., 0.], [0., 4., 0.]]))[1]",
+    "norm_inf_string": "np.linalg.norm(np.array([[1., -7.], [2., 3.]]), ord='inf', axis=1)",
+    "quantile_interpolation": "np.quantile(np.arange(10.), 0.25, interpolation='lower')",
+    "round_int_negative": "np.round(np.array([15, 25, -15, 14, 5], dtype='int32'), -1)",
+    "hanning_dtype": "np.hanning(4, dtype='float64')",
+    "hanning_negative": "np.hanning(-3)",
+    "full_like_str_dtype_hybrid": (
+        "class B(mx.gluon.HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+        "        return F.np.full_like(x, 0, dtype=onp.dtype('bool').name)\n"
+        "b = B()\nb.hybridize()\nresult = b(np.ones((2, 2)))"),
 }
 
 
