@@ -462,6 +462,23 @@ CASES = {
         "class B(mx.gluon.HybridBlock):\n    def hybrid_forward(self, F, x):\n"
         "        return F.np.full_like(x, 0, dtype=onp.dtype('bool').name)\n"
         "b = B()\nb.hybridize()\nresult = b(np.ones((2, 2)))"),
+    # tuples of index arrays; ufuncs' positional out; in-place nan_to_num
+    "unravel_index_tuple": "np.unravel_index(np.array([3, 7], dtype='int32'), (3, 4))",
+    "unravel_index_int_shape": "np.unravel_index(np.array(5, dtype='int64'), 10)",
+    "unravel_index_hybrid": (
+        "class B(mx.gluon.HybridBlock):\n    def hybrid_forward(self, F, a):\n"
+        "        return F.np.unravel_index(a, (3, 4))\n"
+        "b = B()\nb.hybridize()\nresult = b(np.array([3, 7], dtype='int32'))"),
+    "unravel_index_order_f": "np.unravel_index(np.array([3]), (3, 4), 'F')",
+    "diag_indices_from": "np.diag_indices_from(np.ones((3, 3)))",
+    "isnan_positional_out": ("o = np.zeros((2,), dtype='bool')\n"
+                             "np.isnan(np.array([1., onp.nan]), o)\nresult = o"),
+    "isnan_float_out": "np.isnan(np.array([1., onp.nan]), out=np.zeros((2,)))",
+    "add_positional_out": ("o = np.zeros((2,))\nnp.add(np.array([1., 2.]), np.array([3., 4.]), o)\n"
+                           "result = o"),
+    "nan_to_num_in_place": ("x = np.array([1., onp.nan, onp.inf])\n"
+                            "y = np.nan_to_num(x, copy=False)\nresult = [x, y is x]"),
+    "empty_like_order": "np.empty_like(np.ones((2, 3)), order='C', subok=False).shape",
 }
 
 

@@ -243,8 +243,10 @@ def _n_arrays(pos, kw):
     return len(pos)
 
 
-# the split family returns a list of arrays even of one part (``np.split(x, 1)[0]`` is x)
+# the split family returns a list of arrays even of one part (``np.split(x, 1)[0]`` is x);
+# unravel_index a tuple, even of one array
 SPLITS = frozenset(("split", "array_split", "hsplit", "vsplit", "dsplit"))
+TUPLES = frozenset(("unravel_index",))
 
 # functions returning several arrays: how many, from their frozen call (a graph node needs it
 # before it runs)
@@ -255,7 +257,8 @@ _N_OUTPUTS = {
     "meshgrid": _n_arrays, "broadcast_arrays": _n_arrays,
     **dict.fromkeys(("atleast_1d", "atleast_2d", "atleast_3d"), lambda pos, kw: len(pos)),
     "average": lambda pos, kw: 2 if _static(pos, kw, 3, "returned", False) else 1,
-    "unravel_index": lambda pos, kw: len(_static(pos, kw, 1, "shape")),
+    "unravel_index": lambda pos, kw: (lambda s: 1 if isinstance(s, int) else len(s))(
+        _static(pos, kw, 1, "shape")),
     "linalg_svd": lambda pos, kw: 3 if _static(pos, kw, 2, "compute_uv", True) else 1,
     "linalg_lstsq": lambda pos, kw: 4,
 }
@@ -432,6 +435,15 @@ def _indices(obj):
     return obj
 
 
+def _unravel_index(indices, shape, order="C"):
+    """numpy.unravel_index in the indices' dtype; MXNet 1.9.1 has no order='F'."""
+    if order != "C":
+        raise NotImplementedError("unravel_index: column-major (Fortran-style) order is not "
+                                  "supported (nor in MXNet 1.9.1)")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    return tuple(i.astype(indices.dtype) for i in jnp.unravel_index(indices, shape))
+
+
 def _window(jfn):
     """hanning/hamming/blackman with MXNet's ``dtype=`` (float32 default); M < 1 is empty."""
     def window(M, dtype=None, ctx=None):
@@ -564,7 +576,7 @@ _PLAIN = ("argmax argmin argsort sort where clip round around concatenate stack 
           "count_nonzero median quantile percentile nanmedian nanquantile nanpercentile "
           "average cov corrcoef interp diff ediff1d cumprod nancumsum nancumprod nanargmax "
           "nanargmin linspace logspace eye identity tri full full_like zeros_like ones_like "
-          "empty_like meshgrid indices tril_indices triu_indices diag_indices_from "
+          "empty_like meshgrid indices tril_indices triu_indices "
           "tril_indices_from triu_indices_from atleast_1d atleast_2d atleast_3d append insert "
           "delete isin nan_to_num copy real modf frexp divmod i0 sinc trapz polyval "
           "polyadd polysub polymul vander blackman hamming hanning bartlett kaiser select "
@@ -574,6 +586,7 @@ _PLAIN = ("argmax argmin argsort sort where clip round around concatenate stack 
 
 # data-dependent result shapes, computed on the host by numpy (mx.np's host functions)
 HOST_FUNCS = ("nonzero flatnonzero argwhere unique bincount histogram intersect1d union1d "
+              "diag_indices_from "
               "setdiff1d setxor1d in1d extract compress trim_zeros").split()
 
 
@@ -617,6 +630,9 @@ NP_FUNCS.update({
                ""),
     "delete": (_delete, ""),
     "argmax": (_arg_extreme(jnp.argmax), ""),
+    "unravel_index": (_unravel_index, ""),
+    "empty_like": (lambda prototype, dtype=None, order="C", subok=False, shape=None:
+                   jnp.zeros_like(prototype, dtype, shape=shape), ""),
     **{n: (_window(getattr(jnp, n)), "") for n in ("hanning", "hamming", "blackman")},
     "round": (_round, ""),
     "around": (_round, ""),

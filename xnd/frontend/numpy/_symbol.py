@@ -99,6 +99,8 @@ def sym_func(name, opname=None):
         pos = tuple(enc(a) for a in args)
         kw = tuple((k, enc(v)) for k, v in kwargs.items())
         out = _face(_create(opname, inputs, {"call": (pos, kw)}, name, opname))
+        if fname in _lnp.TUPLES:  # one array of the results stacked, as MXNet's graphs give
+            return _F["stack"](list(out), axis=0)
         return list(out) if listed or len(out._outputs) > 1 else out
     fn.__name__ = fn.__qualname__ = name
     return fn

@@ -135,19 +135,33 @@ def check_ufunc_kwargs(name, kwargs):
             raise TypeError(f"{key}={value} not understood for operator {name}")
 
 
+_PREDICATES = frozenset("isnan isinf isfinite isposinf isneginf".split())
+
+
 def func(name, doc=None):
     """The ``mx.np`` function over registry operator ``_npi_<name>``."""
     op = registry.get("_npi_" + name)
     dynamic = _lnp.NP_FUNCS[name][1] == "binary"
-    ufunc, listed = name in UFUNCS, name in _lnp.SPLITS
+    ufunc, listed, tupled = name in UFUNCS, name in _lnp.SPLITS, name in _lnp.TUPLES
+
+    nin = 2 if name in _lnp._BINARY or name == "matmul" else 1
 
     def fn(*args, out=None, ctx=None, device=None, **kwargs):
+        if ufunc and len(args) == nin + 1 and out is None:  # numpy's ufunc(x, out)
+            args, out = args[:nin], args[nin]
         if ufunc and kwargs:
             check_ufunc_kwargs(name, kwargs)
+        if name in _PREDICATES and out is not None and out.dtype != onp.bool_:
+            raise TypeError(f"{name}: the result is bool, out= is {out.dtype}")
+        if name == "nan_to_num" and kwargs.get("copy", args[1] if len(args) > 1 else True) \
+                is False and out is None and isinstance(args[0], ndarray):
+            out = args[0]  # copy=False replaces the values in place, as numpy does
         c = None if ctx is None and device is None else _ctx_of(ctx, device)
         args, kwargs = _lnp.static_arrays(name, args, kwargs, NDArray)
         res = call(op, args, kwargs, out, c, dynamic)
-        return [res] if listed and not isinstance(res, (list, tuple)) else res
+        if listed or tupled:
+            res = list(res) if isinstance(res, (list, tuple)) else [res]
+        return tuple(res) if tupled else res
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc or f"numpy.{name} on MXNet numpy ndarrays (MXNet 1.9.1's dtype rules)."
     return fn
