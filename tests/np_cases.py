@@ -479,6 +479,8 @@ CASES = {
     "nan_to_num_in_place": ("x = np.array([1., onp.nan, onp.inf])\n"
                             "y = np.nan_to_num(x, copy=False)\nresult = [x, y is x]"),
     "empty_like_order": "np.empty_like(np.ones((2, 3)), order='C', subok=False).shape",
+    "round_underscore": "np.round_(np.array([1.26, 2.5, -0.35]), 1)",
+    "unravel_index_uint8": "np.unravel_index(np.array([1, 5, 7], dtype='uint8'), (3, 4))",
 }
 
 

@@ -441,7 +441,9 @@ def _unravel_index(indices, shape, order="C"):
         raise NotImplementedError("unravel_index: column-major (Fortran-style) order is not "
                                   "supported (nor in MXNet 1.9.1)")
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    return tuple(i.astype(indices.dtype) for i in jnp.unravel_index(indices, shape))
+    # (computed in int64: jax 0.4.30's unravel_index gives zeros for uint8 indices)
+    return tuple(i.astype(indices.dtype)
+                 for i in jnp.unravel_index(indices.astype(jnp.int64), shape))
 
 
 def _window(jfn):
@@ -636,6 +638,7 @@ NP_FUNCS.update({
     **{n: (_window(getattr(jnp, n)), "") for n in ("hanning", "hamming", "blackman")},
     "round": (_round, ""),
     "around": (_round, ""),
+    "round_": (_round, ""),
     "argmin": (_arg_extreme(jnp.argmin), ""),
     "meshgrid": (lambda *xs, **kw: jnp.meshgrid(*(jnp.ravel(x) for x in xs), **kw), ""),
     "tril": (lambda m, k=0: _tri_mask(m, k, False), ""),
@@ -668,7 +671,7 @@ NP_FUNCS.update({
                    jnp.linalg.svd(a, full_matrices, compute_uv, hermitian), ""),
     # numpy reads only the UPLO triangle; jnp symmetrizes the input unless told not to
     "linalg_eigh": (lambda a, UPLO="L": jnp.linalg.eigh(a, UPLO, symmetrize_input=False), ""),
-    "linalg_eigvalsh": (lambda a, UPLO="L": jnp.linalg.eigvalsh(a, UPLO, symmetrize_input=False),
+    "linalg_eigvalsh": (lambda a, UPLO="L": jnp.linalg.eigh(a, UPLO, symmetrize_input=False)[0],
                         ""),
 })
 
