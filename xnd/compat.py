@@ -58,7 +58,6 @@ MXNET_MODULES = {
     "mxnet.contrib.nd": "xnd.frontend.ndarray.contrib",
     "mxnet.contrib.symbol": "xnd.symbol.contrib",
     "mxnet.contrib.sym": "xnd.symbol.contrib",
-    "mxnet._numpy_op_doc": "xnd.frontend._numpy_op_doc",  # (a private name MXNet's tests import)
 }
 
 # xnd's own machinery, never visible under an mxnet name (`mxnet.lowering` ...).
@@ -93,8 +92,8 @@ def resolve(mxnet_name):
             return ".".join([target] + parts[i:])
     if len(parts) == 1:
         return "xnd"
-    if parts[1] in _INTERNAL or parts[1].startswith("_"):
-        return None
+    if parts[1] in _INTERNAL or parts[1].startswith("_") and not _in_frontend(parts[1]):
+        return None  # (xnd's private modules; MXNet's own, like _numpy_op_doc, are frontend's)
     return ".".join(["xnd.frontend" if _in_frontend(parts[1]) else "xnd"] + parts[1:])
 
 
