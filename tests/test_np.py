@@ -204,3 +204,32 @@ def test_numpy_op_doc_signatures_forward_to_np(env):
     assert doc._np_sum(np.arange(6.0).reshape(2, 3), axis=1).asnumpy().tolist() == [3.0, 12.0]
     assert doc._np_product(np.array([2.0, 3.0])).item() == 6.0
     assert doc._npx_reshape(np.ones((2, 3)), (-1,)).shape == (6,)
+
+
+def test_hybridized_block_with_value_dependent_shapes_runs_imperatively(env, tmp_path):
+    """np.unique / npx.nonzero in a hybridized block: the result's shape depends on the
+    values, so the block runs its hybrid_forward imperatively (numbers as unhybridized), and
+    still exports its graph; binding that graph raises a clear MXNetError."""
+    np = mx.np
+    from mxnet.gluon import HybridBlock
+
+    class Uniq(HybridBlock):
+        def hybrid_forward(self, F, a):
+            vals, counts = F.np.unique(a, return_counts=True)
+            return vals * 2, counts, F.npx.nonzero(a > 1)
+
+    blk = Uniq()
+    blk.hybridize()
+    vals, counts, nz = blk(np.array([3.0, 1.0, 3.0, 2.0]))
+    assert vals.asnumpy().tolist() == [2.0, 4.0, 6.0]
+    assert counts.asnumpy().tolist() == [1, 1, 2]
+    assert nz.asnumpy().tolist() == [[0], [2], [3]]
+    prefix = str(tmp_path / "uniq")
+    blk.export(prefix)
+    graph = json.load(open(prefix + "-symbol.json"))
+    assert "_npi_unique" in {n["op"] for n in graph["nodes"]}
+    sym = mx.sym.load(prefix + "-symbol.json")
+    exe = sym.bind(mx.cpu(), {"data": mx.nd.array([1.0, 2.0])})
+    with pytest.raises(mx.base.MXNetError, match="unique: the shape of its result depends"):
+        exe.forward()
+        exe.outputs[0].asnumpy()

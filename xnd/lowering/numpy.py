@@ -35,6 +35,7 @@ from ..base import MXNetError
 from .indexing import thaw as _thaw_index
 from .random import gamma as _gamma_f32
 from .registry import Dynamic, _ANY_SHAPE, register
+from .registry import _OPS as _REGISTERED, get as _get_op
 from .shape import cast_passing_grad
 
 # ---- the frozen call ----------------------------------------------------------------------
@@ -600,6 +601,26 @@ def _in1d(ar1, ar2, assume_unique=False, invert=False):
 
 # the numpy function behind each (the same on every numpy)
 HOST_NUMPY = {n: _in1d if n == "in1d" else getattr(onp, n) for n in HOST_FUNCS}
+
+
+def _host_node(name):
+    """The graph node of host function ``name`` (F.np.unique in a hybridized block): its
+    result's shape depends on the values, so graphs holding it run imperatively."""
+    def fn(*data, call: _literal = ((), ())):
+        raise MXNetError(f"{name}: the shape of its result depends on the input values, which "
+                         f"a compiled graph cannot have; xnd runs it imperatively (a "
+                         f"hybridized block holding it runs as if not hybridized)")
+    fn.__name__ = f"_npi_{name}"
+    count = {"unique": lambda pos, kw: 1 + sum(bool(_static(pos, kw, i, k, False)) for i, k in (
+        (1, "return_index"), (2, "return_inverse"), (3, "return_counts")))}.get(name)
+    register(f"_npi_{name}", num_outputs=(lambda attrs: count(*_literal(attrs["call"])))
+             if count else 1)(fn)
+    _get_op(f"_npi_{name}").data_dependent = True
+
+
+for _n in HOST_FUNCS:
+    if f"_npi_{_n}" not in _REGISTERED:  # (histogram's operator is the legacy one's)
+        _host_node(_n)
 
 NP_FUNCS = {}
 for _n in _BINARY:

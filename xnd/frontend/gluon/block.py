@@ -487,6 +487,9 @@ class HybridBlock(Block):
 
     def _call_cached_op(self, *args):
         if self._cached_op is None:
+            if any(n.op is not None and n.op.data_dependent
+                   for n in self._get_graph(*args)[1]._nodes()):
+                return self._imperative(*args)
             self._build_cache(*args)
         flat, fmt = _flatten(args, "input")
         if fmt != self._in_format and not _same_but_trailing_none(fmt, self._in_format):
@@ -631,18 +634,24 @@ class HybridBlock(Block):
                                      "the ele.ctx in the input arguments to inspect their "
                                      f"contexts. Find all contexts = {ctxs}")
                 return self._call_cached_op(x, *args)
-            ctx = _first_ctx(x, args)
-            try:
-                params = {k: v.data(ctx) for k, v in self._reg_params.items()}
-            except DeferredInitializationError:
-                self._deferred_infer_shape(x, *args)
-                for _, v in self.params.items():
-                    v._finish_deferred_init()
-                params = {k: v.data(ctx) for k, v in self._reg_params.items()}
-            return self.hybrid_forward(_nd(), x, *args, **params)
+            return self._imperative(x, *args)
         params = {i: j.var() for i, j in self._reg_params.items()}
         with self.name_scope():
             return self.hybrid_forward(_sym(), x, *args, **params)
+
+    def _imperative(self, x, *args):
+        """``hybrid_forward`` with F = nd: the block not hybridized, or holding an operator
+        whose result shape depends on the values (np.unique), which MXNet's graphs run
+        imperatively too."""
+        ctx = _first_ctx(x, args)
+        try:
+            params = {k: v.data(ctx) for k, v in self._reg_params.items()}
+        except DeferredInitializationError:
+            self._deferred_infer_shape(x, *args)
+            for _, v in self.params.items():
+                v._finish_deferred_init()
+            params = {k: v.data(ctx) for k, v in self._reg_params.items()}
+        return self.hybrid_forward(_nd(), x, *args, **params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override to implement the computation with ``F`` (nd or sym)."""

@@ -107,6 +107,9 @@ def sym_func(name, opname=None):
 
 
 _F = {n: sym_func(n) for n in _lnp.NP_FUNCS}
+# functions whose result shape depends on the values: nodes that make a hybridized block run
+# imperatively (lowering/numpy.py's _host_node)
+_F.update({n: sym_func(n) for n in _lnp.HOST_FUNCS if n != "histogram"})
 _RAW = dict(_F)
 
 
@@ -204,6 +207,7 @@ def npx_namespace(table):
     funcs["masked_softmax"] = lambda data, mask, axis=-1, temperature=1.0, normalize=True: \
         _F["masked_softmax"](data, mask, axis=axis, temperature=temperature)
     funcs["constraint_check"] = _F["constraint_check"]
+    funcs["nonzero"] = _F["argwhere"]  # npx.nonzero: (N, ndim) indices, as np.argwhere
     mod = _namespace("mxnet.symbol.numpy_extension", funcs)
     mod.random = _namespace("mxnet.symbol.numpy_extension.random", _npx_random)
     return mod
