@@ -481,6 +481,22 @@ CASES = {
     "empty_like_order": "np.empty_like(np.ones((2, 3)), order='C', subok=False).shape",
     "round_underscore": "np.round_(np.array([1.26, 2.5, -0.35]), 1)",
     "unravel_index_uint8": "np.unravel_index(np.array([1, 5, 7], dtype='uint8'), (3, 4))",
+    # clip keeps integer dtypes; bounds outside them clamp
+    "clip_uint8_negative_bound": "np.clip(np.array(onp.array([0, 5, 200], dtype='uint8')), -120, 100)",
+    "clip_int_float_bounds": "np.clip(np.array([1, 5, 9], dtype='int32'), 2.5, 7.5)",
+    "tensorsolve_equal_ranks": ("np.linalg.tensorsolve(np.array(onp.full((1,) * 7, 2.0)),"
+                                " np.array(onp.ones((1,) * 5)))"),
+    "tensorsolve_axes": ("np.linalg.tensorsolve(np.array(onp.eye(6).reshape(2, 3, 6)),"
+                         " np.array(onp.arange(6.)), axes=(2,))"),
+    "eig_real_tuple": "np.linalg.eig(np.array([[2., 0.], [0., 3.]]))",
+    "eigvals_real": "np.linalg.eigvals(np.array([[2., 0.], [0., 3.]]))",
+    "svd_tuple": "type(np.linalg.svd(np.eye(2))).__name__",
+    "slogdet_list": "type(np.linalg.slogdet(np.eye(2))).__name__",
+    "meshgrid_one_list": "np.meshgrid(np.array([1., 2.]))",
+    "quantile_nearest": ("np.quantile(np.arange(100.), np.array([0, 0.75, 0.25, 0.5, 1.0]),"
+                         " interpolation='nearest')"),
+    "percentile_nearest_axis": ("np.percentile(np.arange(14.).reshape(2, 7), 50, axis=1,"
+                                " interpolation='nearest', keepdims=True)"),
 }
 
 

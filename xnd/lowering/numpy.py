@@ -26,6 +26,7 @@ MXNet 1.9.1's numpy-mode dtype rules, checked on MXNet (tests/make_np_goldens.py
   ``sum(bool)`` int64); ``mean`` of integers is float32.
 """
 import inspect
+import math
 
 import jax
 import jax.numpy as jnp
@@ -244,10 +245,15 @@ def _n_arrays(pos, kw):
     return len(pos)
 
 
-# the split family returns a list of arrays even of one part (``np.split(x, 1)[0]`` is x);
-# unravel_index a tuple, even of one array
+# the split family (and meshgrid, broadcast_arrays) return a list of arrays even of one part
+# (``np.split(x, 1)[0]`` is x);
+# these others a tuple (MXNet's eig, svd, divmod ...; unravel_index even of one array, and in a
+# graph one array of them stacked)
 SPLITS = frozenset(("split", "array_split", "hsplit", "vsplit", "dsplit"))
-TUPLES = frozenset(("unravel_index",))
+LISTS = SPLITS | {"meshgrid", "broadcast_arrays"}
+TUPLES = frozenset(("unravel_index", "linalg_eig", "linalg_eigh", "linalg_svd", "linalg_qr",
+                    "divmod", "modf", "frexp", "tril_indices", "triu_indices"))
+STACKED = frozenset(("unravel_index",))
 
 # functions returning several arrays: how many, from their frozen call (a graph node needs it
 # before it runs)
@@ -445,6 +451,52 @@ def _unravel_index(indices, shape, order="C"):
     # (computed in int64: jax 0.4.30's unravel_index gives zeros for uint8 indices)
     return tuple(i.astype(indices.dtype)
                  for i in jnp.unravel_index(indices.astype(jnp.int64), shape))
+
+
+def _quantile(scale):
+    """quantile (scale 1) / percentile (100) with MXNet's ``interpolation=`` (jnp's
+    ``method=``); 'nearest' rounds the position half to even, as numpy (jnp rounds 49.5 down)."""
+    def quantile(a, q, axis=None, out=None, overwrite_input=None, interpolation="linear",
+                 keepdims=False):
+        if interpolation != "nearest" or isinstance(axis, (tuple, list)):
+            return jnp.quantile(a, jnp.asarray(q) / scale, axis=axis, method=interpolation,
+                                keepdims=keepdims)
+        ax = 0 if axis is None else axis % a.ndim
+        srt = jnp.sort(a.ravel() if axis is None else a, axis=ax)
+        pos = jnp.round(jnp.asarray(q, jnp.float64) / scale * (srt.shape[ax] - 1))
+        out = jnp.moveaxis(jnp.take(srt, pos.astype(jnp.int64), axis=ax),
+                           list(range(ax, ax + pos.ndim)), list(range(pos.ndim)))
+        if keepdims:
+            kept = (1,) * a.ndim if axis is None else a.shape[:ax] + (1,) + a.shape[ax + 1:]
+            out = out.reshape(pos.shape + kept)
+        return out
+    return quantile
+
+
+def _tensorsolve(a, b, axes=None):
+    """numpy.linalg.tensorsolve, its shapes included: the solution has a's trailing
+    ``a.ndim - b.ndim`` axes, all of a's when the two ranks are equal (numpy's -0 slice)."""
+    an = a.ndim
+    if axes is not None:
+        order = [k for k in range(an) if k not in [x % an for x in axes]]
+        a = jnp.transpose(a, order + [x % an for x in axes])
+    old = a.shape[-(an - b.ndim):]
+    n = math.prod(old)
+    if a.size != n * n:
+        raise ValueError(f"tensorsolve: a of shape {a.shape} is not square over b's "
+                         f"{b.shape}")
+    return jnp.linalg.solve(a.reshape(n, n), b.reshape(n)).reshape(old)
+
+
+def _clip(a, a_min=None, a_max=None, out=None):
+    """numpy.clip in a's dtype, as MXNet keeps it (clip(int32, 2.5, 7.5) of 9 is 7); scalar
+    bounds outside an integer dtype's range clamp to it (clip(uint8, -120, 100) keeps 0)."""
+    if jnp.issubdtype(a.dtype, jnp.integer):
+        info = jnp.iinfo(a.dtype)
+        fit = (lambda v: v if v is None or not isinstance(v, (int, float))
+               else type(v)(min(max(v, info.min), info.max)))
+        a_min, a_max = fit(a_min), fit(a_max)
+    return jnp.clip(a, a_min, a_max).astype(a.dtype)
 
 
 def _window(jfn):
@@ -660,6 +712,7 @@ NP_FUNCS.update({
     "round": (_round, ""),
     "around": (_round, ""),
     "round_": (_round, ""),
+    "clip": (_clip, ""),
     "argmin": (_arg_extreme(jnp.argmin), ""),
     "meshgrid": (lambda *xs, **kw: jnp.meshgrid(*(jnp.ravel(x) for x in xs), **kw), ""),
     "tril": (lambda m, k=0: _tri_mask(m, k, False), ""),
@@ -679,11 +732,12 @@ NP_FUNCS.update({
         "norm svd cholesky qr inv det slogdet eig eigh eigvals eigvalsh pinv solve lstsq "
         "matrix_rank matrix_power multi_dot tensorinv tensorsolve cond").split()
        if hasattr(jnp.linalg, n)},
-    # MXNet's interpolation= is jnp's method=
-    **{n: ((lambda f: lambda a, q, axis=None, out=None, overwrite_input=None,
-            interpolation="linear", keepdims=False: f(a, q, axis=axis, method=interpolation,
-                                                       keepdims=keepdims))(getattr(jnp, n)), "")
-       for n in ("quantile", "percentile")},
+    "quantile": (_quantile(1.0), ""),
+    "percentile": (_quantile(100.0), ""),
+    "linalg_tensorsolve": (_tensorsolve, ""),
+    # MXNet's eig supports real eigenvalues only: real arrays, not numpy's complex ones
+    "linalg_eig": (lambda a: tuple(x.real for x in jnp.linalg.eig(a)), ""),
+    "linalg_eigvals": (lambda a: jnp.linalg.eigvals(a).real, ""),
     # MXNet takes ord='inf' / '-inf' as strings too
     "linalg_norm": (lambda x, ord=None, axis=None, keepdims=False: jnp.linalg.norm(
         x, float(ord) if ord in ("inf", "-inf") else ord, axis, keepdims), ""),

@@ -83,7 +83,7 @@ def _face(s):
 def sym_func(name, opname=None):
     """``F.np.<name>`` for Symbols: a node of registry operator ``_npi_<name>``."""
     # functions of several results return a Python list of Symbols, as MXNet's mx.sym.np does
-    opname, listed, fname = opname or "_npi_" + name, name in _lnp.SPLITS, name
+    opname, listed, fname = opname or "_npi_" + name, name in _lnp.LISTS, name
 
     def fn(*args, out=None, ctx=None, device=None, name=None, **kwargs):
         inputs = []
@@ -99,7 +99,7 @@ def sym_func(name, opname=None):
         pos = tuple(enc(a) for a in args)
         kw = tuple((k, enc(v)) for k, v in kwargs.items())
         out = _face(_create(opname, inputs, {"call": (pos, kw)}, name, opname))
-        if fname in _lnp.TUPLES:  # one array of the results stacked, as MXNet's graphs give
+        if fname in _lnp.STACKED:  # one array of the results stacked, as MXNet's graphs give
             return _F["stack"](list(out), axis=0)
         return list(out) if listed or len(out._outputs) > 1 else out
     fn.__name__ = fn.__qualname__ = name

@@ -142,7 +142,7 @@ def func(name, doc=None):
     """The ``mx.np`` function over registry operator ``_npi_<name>``."""
     op = registry.get("_npi_" + name)
     dynamic = _lnp.NP_FUNCS[name][1] == "binary"
-    ufunc, listed, tupled = name in UFUNCS, name in _lnp.SPLITS, name in _lnp.TUPLES
+    ufunc, listed, tupled = name in UFUNCS, name in _lnp.LISTS, name in _lnp.TUPLES
 
     nin = 2 if name in _lnp._BINARY or name == "matmul" else 1
 
