@@ -495,6 +495,7 @@ CASES = {
     "meshgrid_one_list": "np.meshgrid(np.array([1., 2.]))",
     "quantile_nearest": ("np.quantile(np.arange(100.), np.array([0, 0.75, 0.25, 0.5, 1.0]),"
                          " interpolation='nearest')"),
+    "npx_nonzero_0d": "[npx.nonzero(np.array(0.)).shape, npx.nonzero(np.array(2.))]",
     "percentile_nearest_axis": ("np.percentile(np.arange(14.).reshape(2, 7), 50, axis=1,"
                                 " interpolation='nearest', keepdims=True)"),
 }

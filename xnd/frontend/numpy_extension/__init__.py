@@ -103,8 +103,9 @@ def reshape(a, newshape, reverse=False, order="C"):
 
 
 def nonzero(a):
-    """The indices of a's non-zero elements, one row each: shape (N, a.ndim), int64."""
-    return _ma.array(_onp.argwhere(a.asnumpy()), dtype="int64", ctx=a.context)
+    """The indices of a's non-zero elements, one row each: shape (N, a.ndim), int64; a 0-d
+    array counts as 1-d (N, 1), as numpy 1's nonzero reads it."""
+    return _ma.array(_onp.argwhere(_onp.atleast_1d(a.asnumpy())), dtype="int64", ctx=a.context)
 
 
 def seed(seed, ctx="all"):
