@@ -143,21 +143,25 @@ def func(name, doc=None):
     op = registry.get("_npi_" + name)
     dynamic = _lnp.NP_FUNCS[name][1] == "binary"
     ufunc, listed, tupled = name in UFUNCS, name in _lnp.LISTS, name in _lnp.TUPLES
-
+    # what this function needs besides the call, decided once here, not per call
     nin = 2 if name in _lnp._BINARY or name == "matmul" else 1
+    predicate, in_place = name in _PREDICATES, name == "nan_to_num"
+    host_args = name in _lnp.STATIC_ARRAYS
 
     def fn(*args, out=None, ctx=None, device=None, **kwargs):
-        if ufunc and len(args) == nin + 1 and out is None:  # numpy's ufunc(x, out)
-            args, out = args[:nin], args[nin]
-        if ufunc and kwargs:
-            check_ufunc_kwargs(name, kwargs)
-        if name in _PREDICATES and out is not None and out.dtype != onp.bool_:
-            raise TypeError(f"{name}: the result is bool, out= is {out.dtype}")
-        if name == "nan_to_num" and kwargs.get("copy", args[1] if len(args) > 1 else True) \
-                is False and out is None and isinstance(args[0], ndarray):
+        if ufunc:
+            if len(args) == nin + 1 and out is None:  # numpy's ufunc(x, out)
+                args, out = args[:nin], args[nin]
+            if kwargs:
+                check_ufunc_kwargs(name, kwargs)
+            if predicate and out is not None and out.dtype != onp.bool_:
+                raise TypeError(f"{name}: the result is bool, out= is {out.dtype}")
+        if in_place and kwargs.get("copy", args[1] if len(args) > 1 else True) is False \
+                and out is None and isinstance(args[0], ndarray):
             out = args[0]  # copy=False replaces the values in place, as numpy does
         c = None if ctx is None and device is None else _ctx_of(ctx, device)
-        args, kwargs = _lnp.static_arrays(name, args, kwargs, NDArray)
+        if host_args:
+            args, kwargs = _lnp.static_arrays(name, args, kwargs, NDArray)
         res = call(op, args, kwargs, out, c, dynamic)
         if listed or tupled:
             res = list(res) if isinstance(res, (list, tuple)) else [res]
