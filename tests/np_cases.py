@@ -489,6 +489,7 @@ CASES = {
     "tensorsolve_axes": ("np.linalg.tensorsolve(np.array(onp.eye(6).reshape(2, 3, 6)),"
                          " np.array(onp.arange(6.)), axes=(2,))"),
     "eig_real_tuple": "np.linalg.eig(np.array([[2., 0.], [0., 3.]]))",
+    "eig_complex_error": "np.linalg.eig(np.array([[0., -1.], [1., 0.]]))[0].asnumpy()",
     "eigvals_real": "np.linalg.eigvals(np.array([[2., 0.], [0., 3.]]))",
     "svd_tuple": "type(np.linalg.svd(np.eye(2))).__name__",
     "slogdet_list": "type(np.linalg.slogdet(np.eye(2))).__name__",

@@ -325,7 +325,15 @@ def _take_in_range(attrs, *data):
                          f" (mode='raise')")
 
 
-_KERNEL_CHECKS = {"take": _take_in_range}
+def _real_eigenvalues(attrs, *data):
+    """eig/eigvals: MXNet 1.9.1 supports real eigenvalues only, and raises for complex ones."""
+    a = onp.asarray(_bound(attrs, data, ("a",))["a"])
+    if a.size and (onp.abs(onp.linalg.eigvals(a).imag) > 1e-15).any():
+        raise MXNetError("eig: complex eigenvalues are not supported (nor in MXNet 1.9.1)")
+
+
+_KERNEL_CHECKS = {"take": _take_in_range, "linalg_eig": _real_eigenvalues,
+                  "linalg_eigvals": _real_eigenvalues}
 
 
 def _make(name, jfn, rule):
