@@ -12,6 +12,7 @@ import types
 import numpy as onp
 
 from ...lowering import numpy as _lnp
+from ...lowering import numpy_random as _lnr
 from ...ndarray import NDArray
 from ...symbol.symbol import Symbol, _create
 
@@ -173,7 +174,7 @@ np = _namespace("mxnet.symbol.numpy", dict(_F))
 np.linalg = _namespace("mxnet.symbol.numpy.linalg", {
     n[len("linalg_"):]: f for n, f in _F.items() if n.startswith("linalg_")})
 np.random = _namespace("mxnet.symbol.numpy.random", {
-    n: sym_func(n, "_npi_random_" + n) for n in _lnp._SAMPLERS})
+    n: sym_func(n, "_npi_random_" + n) for n in _lnr.SAMPLERS})
 
 
 def _sym_bernoulli(prob=None, logit=None, size=None, dtype=None, ctx=None, out=None):

@@ -5,7 +5,7 @@ distributions, shapes and dtypes are MXNet's, its bit streams are not.
 """
 import inspect
 
-from ...lowering import numpy as _lnp
+from ...lowering import numpy_random as _lnr
 from ...lowering import registry
 from .. import random as _random
 from .multiarray import _ctx_of, call, ndarray
@@ -18,7 +18,7 @@ def seed(seed, ctx="all"):
 
 def _sampler(name):
     op = registry.get("_npi_random_" + name)
-    sig = inspect.signature({**_lnp._SAMPLERS, **_lnp.NPX_SAMPLERS}[name])
+    sig = inspect.signature({**_lnr.SAMPLERS, **_lnr.NPX_SAMPLERS}[name])
 
     def fn(*args, ctx=None, device=None, out=None, **kwargs):
         try:  # a keyword numpy's function lacks (shape= for size=) is a TypeError, as there
@@ -34,7 +34,7 @@ def _sampler(name):
     return fn
 
 
-for _n in _lnp._SAMPLERS:
+for _n in _lnr.SAMPLERS:
     globals()[_n] = _sampler(_n)
 
 
@@ -53,4 +53,4 @@ def shuffle(x):
 
 _shuffled = _sampler("shuffle")
 
-__all__ = sorted(list(_lnp._SAMPLERS) + ["seed", "rand", "randn"])
+__all__ = sorted(list(_lnr.SAMPLERS) + ["seed", "rand", "randn"])
