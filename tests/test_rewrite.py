@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import xnd as mx
+from xnd.lowering import tiered, xla_options
 from xnd.symbol import rewrite
 from xnd.symbol.executor import GraphFunction
 
@@ -39,13 +40,19 @@ def _reference(exe):
 
 
 def _check(exe, rtol=RTOL):
-    got = [o.asnumpy() for o in exe.forward(is_train=False)]
-    ref = _reference(exe)
-    assert len(got) == len(ref)
-    for a, b in zip(got, ref):
-        assert a.shape == b.shape and a.dtype == b.dtype
-        a64, b64 = a.astype(np.float64), b.astype(np.float64)
-        np.testing.assert_allclose(a64, b64, rtol=rtol, atol=rtol * max(1.0, np.abs(b64).max()))
+    """Both tiers (lowering/tiered.py): the first call's quick programs (XLA's convolutions)
+    and, after the switch, the optimized ones (Winograd where it applies)."""
+    for i in range(tiered.QUICK_CALLS + 1):
+        got = [o.asnumpy() for o in exe.forward(is_train=False)]
+        if 0 < i < tiered.QUICK_CALLS:
+            continue
+        ref = _reference(exe)     # with this forward's random key
+        assert len(got) == len(ref)
+        for a, b in zip(got, ref):
+            assert a.shape == b.shape and a.dtype == b.dtype
+            a64, b64 = a.astype(np.float64), b.astype(np.float64)
+            np.testing.assert_allclose(a64, b64, rtol=rtol,
+                                       atol=rtol * max(1.0, np.abs(b64).max()))
     return exe._graph.inference_plan()
 
 
@@ -250,3 +257,23 @@ def test_hybridized_block_predicts_through_the_rewrites():
     got2 = net(x).asnumpy()
     assert not np.allclose(want2, want)
     np.testing.assert_allclose(got2, want2, rtol=RTOL, atol=RTOL * np.abs(want2).max())
+
+
+@pytest.mark.skipif(not tiered.ENABLED or xla_options.options() is None,
+                    reason="no quick tier: no XLA options here (jax 0.4.30) or XND_TIERED=0")
+def test_quick_tier_folds_plain_kernels_and_the_switch_folds_winograd_ones():
+    """A 3x3 stride-1 convolution of 16 channels: the first calls' fold keeps the (3, 3, C, F)
+    kernel (XLA's convolution: Winograd's transforms compile and run slowly at XLA's level 0),
+    the optimized tier's the (16, C, F) Winograd kernel; the parameters are folded once per
+    tier, and both give the plain graph's numbers."""
+    rng = np.random.default_rng(7)
+    y = _conv_bn(sym.Variable("data"), "w", 16, 3, p=1)
+    exe = _bind(y, rng, data=(2, 16, 6, 6))
+    shapes = []
+    for _ in range(tiered.QUICK_CALLS + 2):
+        out = exe.forward(is_train=False)[0].asnumpy()
+        ref = _reference(exe)[0]
+        np.testing.assert_allclose(out, ref, rtol=RTOL, atol=RTOL * np.abs(ref).max())
+        shapes.append(tuple(exe._fold_state.consts[0].shape))
+    q = tiered.QUICK_CALLS
+    assert shapes == [(3, 3, 16, 16)] * q + [(16, 16, 16)] * 2

@@ -20,6 +20,10 @@ and an add into one fused multiply-add only when it optimizes, so the two progra
 in the last bit of a result (docs/porting.md), and where the switch happens must not depend on
 the machine's load.
 
+A caller may give the quick tier a cheaper program for the same result
+(``xla_options.tiers(fun, quick_fun=...)``, counted with ``Calls``): hybridized inference runs
+its first calls without Winograd convolutions (symbol/rewrite.py).
+
 Programs whose one call runs a long loop (``Module.fit``'s compiled run of batches) opt out
 (``xla_options.jit(quick_first=False)``).  ``XND_TIERED=0`` compiles every signature
 optimized at its first call (xnd before tiering); ``XND_TIERED_CALLS`` sets ``QUICK_CALLS``.
@@ -56,26 +60,44 @@ def _signature(args, kwargs):
     return tree, tuple(sig)
 
 
+class Calls:
+    """Calls so far per input signature: ``quick(args, kwargs)`` counts a call and says whether
+    it runs the quick tier.  A caller that picks between programs of its own (the inference
+    plan's fold and main, symbol/rewrite.py) counts with one of these."""
+
+    def __init__(self):
+        self._calls = {}   # signature -> calls so far
+
+    def quick(self, args, kwargs=None):
+        try:
+            sig = _signature(args, kwargs or {})
+            n = QUICK_CALLS if sig is None else self._calls.get(sig, 0)
+        except TypeError:   # an unhashable static argument: jax.jit will say so
+            return False
+        if n >= QUICK_CALLS:
+            return False
+        self._calls[sig] = n + 1
+        STATS["quick"] += 1
+        if n + 1 == QUICK_CALLS:
+            STATS["switches"] += 1
+        return True
+
+
 class Tiered:
     """A program with a quickly compiled first tier (see the module doc)."""
 
     def __init__(self, quick, full):
         self.quick, self.full = quick, full
-        self._calls = {}   # signature -> calls so far
+        self.calls = Calls()
 
     def __call__(self, *args, **kwargs):
-        try:
-            sig = _signature(args, kwargs)
-            n = QUICK_CALLS if sig is None else self._calls.get(sig, 0)
-        except TypeError:   # an unhashable static argument: jax.jit will say so
-            n = QUICK_CALLS
-        if n >= QUICK_CALLS:
-            return self.full(*args, **kwargs)
-        self._calls[sig] = n + 1
-        STATS["quick"] += 1
-        if n + 1 == QUICK_CALLS:
-            STATS["switches"] += 1
-        return self.quick(*args, **kwargs)
+        if self.calls.quick(args, kwargs):
+            return self.quick(*args, **kwargs)
+        return self.full(*args, **kwargs)
+
+    @property
+    def _calls(self):
+        return self.calls._calls
 
     def _cache_size(self):
         return self.quick._cache_size() + self.full._cache_size()

@@ -65,14 +65,26 @@ def jit(fun, classic_fusion=False, quick_first=True, **kw):
     (whose code then belongs to the caller's compilation and its options).  Where options can
     be given, a signature's first calls run a quickly compiled program (``tiered``) unless
     ``quick_first`` is False (a program whose one call runs a long loop)."""
+    quick, full = tiers(fun, classic_fusion=classic_fusion, quick=quick_first, **kw)
+    return full if quick is None else tiered.Tiered(quick, full)
+
+
+def tiers(fun, quick_fun=None, classic_fusion=False, quick=True, **kw):
+    """``(quick, full)``: ``fun`` compiled with ``options(classic_fusion)`` (``full``) and
+    ``quick_fun`` (default ``fun``) compiled quickly (``tiered.QUICK_OPTIONS``), or ``(None,
+    full)`` where there is no quick tier (no options, ``XND_TIERED=0``, or ``quick=False``).
+    A ``quick_fun`` is a cheaper program for the same result (inference without Winograd
+    convolutions: XLA compiles its transforms' loops slowly and runs them slowly at level 0)."""
     plain = jax.jit(fun, **kw)
     opts = options(classic_fusion)
     if opts is None:
-        return plain
+        return None, plain
     full = _with_options(fun, plain, opts, kw)
-    if not (tiered.ENABLED and quick_first):
-        return full
-    return tiered.Tiered(_with_options(fun, plain, dict(opts, **tiered.QUICK_OPTIONS), kw), full)
+    if not (tiered.ENABLED and quick):
+        return None, full
+    qfun = fun if quick_fun is None else quick_fun
+    qplain = plain if quick_fun is None else jax.jit(quick_fun, **kw)
+    return _with_options(qfun, qplain, dict(opts, **tiered.QUICK_OPTIONS), kw), full
 
 
 def _with_options(fun, plain, opts, kw):

@@ -23,7 +23,8 @@ A bound graph evaluated for inference is split in two jitted programs:
   - the convolution algorithm picked by ``xnd.lowering.conv`` for the kernel the fold
     program prepared: Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions (kernel
     transformed once per parameter version), shifted slices for depthwise ones, XLA's
-    convolution otherwise.
+    convolution otherwise.  A signature's first calls (the quick tier of
+    ``xnd.lowering.tiered``) fold plain kernels and run XLA's convolution everywhere.
 
 Every rewrite keeps the un-rewritten graph's numbers within float32 rounding
 (tests/test_rewrite.py).  ``XND_INFERENCE_REWRITES=0`` turns the rewrites off.
@@ -35,7 +36,7 @@ import numpy as np
 from jax import lax
 
 from ..lowering import conv as _conv
-from ..lowering import xla_options
+from ..lowering import tiered, xla_options
 from . import layout as _layout
 
 ENABLED = os.environ.get("XND_INFERENCE_REWRITES", "1") != "0"
@@ -70,10 +71,10 @@ def fold_batchnorm(weight, bias, gamma, beta, moving_mean, moving_var, *, eps, f
 
 class _FoldState:
     """Per-executor cache: the parameter arrays the constants were folded from."""
-    __slots__ = ("params", "dtypes", "variant", "consts")
+    __slots__ = ("params", "dtypes", "variant", "consts", "quick")
 
     def __init__(self):
-        self.params = self.dtypes = self.variant = self.consts = None
+        self.params = self.dtypes = self.variant = self.consts = self.quick = None
 
 
 def new_state():
@@ -203,9 +204,17 @@ class InferencePlan:
             variant = self._variants.get(sig)
             if variant is None:
                 variant = self._variants[sig] = _Variant(self, [np.dtype(a.dtype) for a in params])
-            state.consts = variant.fold(params) if variant.n_consts else []
             state.params, state.dtypes, state.variant = tuple(params), dtypes, variant
-        return state.variant.main(data, params, state.consts, key)
+            state.quick = None
+        variant = state.variant
+        # the tier of this call decides both programs: the quick fold prepares kernels for
+        # the quick main (no Winograd transform), so a switch of tier folds again
+        quick = variant.quick is not None and variant.calls.quick((data, params))
+        fold, main = variant.quick if quick else (variant.fold, variant.main)
+        if state.quick is not quick:
+            state.consts = fold(params) if variant.n_consts else []
+            state.quick = quick
+        return main(data, params, state.consts, key)
 
 
 class _Variant:
@@ -247,11 +256,19 @@ class _Variant:
         slots += sorted(needed, key=lambda k: (p.index[k[0]], k[1]))
         self.slots = {s: i for i, s in enumerate(slots)}
         self.n_consts = len(slots)
-        self.fold = xla_options.jit(self._fold)  # once per parameter version: quick first
-        self.main = xla_options.jit(self._main)  # XLA's own convolutions, fusion emitters on
+        # a call's first tier (lowering/tiered.py) runs XLA's own convolutions: the Winograd
+        # transforms' loops are most of a ResNet's level-0 compile and run time (first
+        # hybridized ResNet-18 forward 3.9 s -> 1.4 s, docs/performance.md)
+        qfold, self.fold = xla_options.tiers(self._fold, quick_fun=self._fold_plain)
+        qmain, self.main = xla_options.tiers(self._main)   # fusion emitters on
+        self.quick = None if qmain is None else (qfold, qmain)
+        self.calls = tiered.Calls()
 
     # ---- the fold program ---------------------------------------------------------------
-    def _fold(self, params):
+    def _fold_plain(self, params):
+        return self._fold(params, winograd=False)
+
+    def _fold(self, params, winograd=True):
         p = self.plan
         env = {(id(n), 0): v for n, v in zip(p.param_vars, params)}
         calls = p.graph._node_calls(False)
@@ -279,7 +296,7 @@ class _Variant:
                                          fix_gamma=ba["fix_gamma"])
             a = n.params()
             out[self.slots[("w", id(n))]] = _conv.channels_last_weight(
-                w, a.get("layout"), a["stride"], a["dilate"], a["num_group"])
+                w, a.get("layout"), a["stride"], a["dilate"], a["num_group"], winograd)
             if ("b", id(n)) in self.slots:
                 out[self.slots[("b", id(n))]] = bias
         return out
