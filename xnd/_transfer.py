@@ -16,7 +16,10 @@ array over: device_put may alias its memory on CPU, so it must not be written af
 ``device``, as ``device_put(value, device)`` is; ``to_default(value, device)`` is not
 committed (``device_put`` under ``jax.default_device(device)``), so that jit may move it.
 """
+import math
+
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 PROMOTE_AFTER = 256
@@ -52,6 +55,23 @@ def to_device(value, device):
     if _promoted(value, device, True):
         return _ident(device, True)(value)
     return jax.device_put(value, device)
+
+
+HOST_ZEROS_MAX = 1 << 22
+
+
+def zeros(shape, dtype, device):
+    """Zeros committed to ``device`` (a Device or a Sharding) without a compiled program.
+    ``jnp.zeros`` compiles a fill per (shape, dtype), 20-120 ms here: a ``Module.bind``
+    paid one per argument shape, ``attach_grad`` one per array shape.  Past
+    ``HOST_ZEROS_MAX`` elements the fill kernel (no host buffer of that size)."""
+    shape = tuple(shape)
+    if math.prod(shape) > HOST_ZEROS_MAX:
+        return jax.device_put(jnp.zeros(shape, dtype), device)
+    host = np.zeros(shape, dtype)
+    if isinstance(device, jax.sharding.Sharding):
+        return jax.device_put(host, device)
+    return to_device(host, device)
 
 
 def _is_default(device):

@@ -374,7 +374,7 @@ class NDArray:
         if grad_req not in ("write", "add", "null"):
             raise GradReqError(f"grad_req must be one of 'write', 'add', 'null', got "
                                         f"{grad_req!r}")
-        self._grad = _wrap(jnp.zeros(self.shape, self.dtype, device=self._ctx.jax_device()),
+        self._grad = _wrap(_transfer.zeros(self.shape, self.dtype, self._ctx.jax_device()),
                            self._ctx)
         self._grad_req = grad_req
         self._fresh = False

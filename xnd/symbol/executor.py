@@ -775,9 +775,7 @@ def _on(a, ctx):
 
 def _nd_zeros(shape, dtype, ctx):
     _registry.check_size("simple_bind", tuple(shape), dtype, "argument")  # before XLA allocates
-    if math.prod(shape) <= _bucket.MAX_ELEMENTS:  # from the host: no fill kernel per shape
-        return _wrap(_transfer.to_device(np.zeros(tuple(shape), dtype), ctx.jax_device()), ctx)
-    return _wrap(jnp.zeros(tuple(shape), dtype, device=ctx.jax_device()), ctx)
+    return _wrap(_transfer.zeros(shape, dtype, ctx.jax_device()), ctx)
 
 
 def _nd_array(v, dtype, ctx):

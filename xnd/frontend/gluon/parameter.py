@@ -12,6 +12,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ... import _transfer
 from ...base import MXNetError
 from ...context import Context, cpu, current_context
 from ...ndarray import NDArray, _wrap, copy_buffer
@@ -374,10 +375,9 @@ class Parameter:
         """Set the gradient buffers to 0 (needed with grad_req='add')."""
         if self._grad is None:
             return
-        import jax.numpy as jnp
         for g in self._grad:
             fresh = self._fresh_grad(g)
-            g._write(jnp.zeros(g.shape, g._val().dtype, device=g.context.jax_device()))
+            g._write(_transfer.zeros(g.shape, g._val().dtype, g.context.jax_device()))
             if not fresh:
                 self._mark_stale(g)
 

@@ -109,7 +109,12 @@ class EvalMetric:
         pend = self.__dict__.get("_pending")
         if pend is None:
             pend = self.__dict__["_pending"] = [None, None]
-        pend[0] = kernel(_zero64() if pend[0] is None else pend[0], *args)
+        # the first zero on the arguments' device: a kernel's output is committed there, and
+        # an uncommitted first zero made jit compile the kernel twice
+        if pend[0] is None:
+            devs = getattr(args[0], "devices", None)
+            pend[0] = _zero64(next(iter(devs())) if devs is not None else None)
+        pend[0] = kernel(pend[0], *args)
 
     def _add_host(self, s, n):
         """Add a batch's (sum, count), host numbers, to the local and global stats."""
@@ -205,13 +210,15 @@ def _add64(a, b):
     return a + b
 
 
-_ZERO64 = []
+_ZERO64 = {}
 
 
-def _zero64():
-    if not _ZERO64:
-        _ZERO64.append(jnp.zeros((), jnp.float64))
-    return _ZERO64[0]
+def _zero64(device=None):
+    """A float64 zero, uncommitted or committed to ``device``."""
+    z = _ZERO64.get(device)
+    if z is None:
+        z = _ZERO64[device] = jax.device_put(numpy.zeros((), numpy.float64), device)
+    return z
 
 
 def _accumulating(fn, static_argnums=()):

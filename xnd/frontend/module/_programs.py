@@ -288,5 +288,5 @@ _ZERO_KEY = []
 def _zero_key():
     """The key of graphs without random operators (a device constant: no transfer)."""
     if not _ZERO_KEY:
-        _ZERO_KEY.append(jnp.zeros(2, jnp.uint32))
+        _ZERO_KEY.append(jax.device_put(np.zeros(2, np.uint32)))
     return _ZERO_KEY[0]

@@ -28,6 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ... import _transfer
 from ..._compat_jax import fresh_copy
 from ...base import MXNetError
 from ...lowering.dtypes import DTYPES
@@ -80,7 +81,7 @@ def _fresh(v, sharding):
 
 
 def _zeros(shape, dtype, sharding, ctx):
-    return _wrap(jax.device_put(jnp.zeros(tuple(shape), dtype), sharding), ctx)
+    return _wrap(_transfer.zeros(shape, dtype, sharding), ctx)
 
 
 def _synced(attr, what):
