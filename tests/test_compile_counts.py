@@ -60,3 +60,53 @@ def test_graphs_nobody_binds_are_freed_with_their_programs():
     last = [g for g in E.live_graphs() if g.sym.list_arguments()[1] == f"fc{n - 1}_weight"]
     y = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name=f"fc{n - 1}")
     assert last == [E.graph_function(y)]
+
+
+_BACKEND_COMPILES = [0]
+
+
+def _on_compile(event, duration, **_):
+    if event == "/jax/core/compile/backend_compile_duration":   # compiled or loaded from cache
+        _BACKEND_COMPILES[0] += 1
+
+
+import jax  # noqa: E402
+
+jax.monitoring.register_event_duration_secs_listener(_on_compile)
+
+
+def _programs(fn):
+    before = _BACKEND_COMPILES[0]
+    out = fn()
+    return _BACKEND_COMPILES[0] - before, out
+
+
+def test_zero_buffers_of_new_shapes_compile_nothing():
+    """bind's argument and gradient buffers, attach_grad and zero_grad make their zeros on the
+    host (xnd._transfer.zeros): a fill program per shape cost 20-120 ms each."""
+    import numpy as np
+    from xnd import _transfer
+    n, z = _programs(lambda: _transfer.zeros((7, 13), np.float32, jax.devices()[0]))
+    assert n == 0 and z.shape == (7, 13) and z.dtype == np.float32 and not np.asarray(z).any()
+    net = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=11, name="fc_zeros")
+    mod = mx.mod.Module(mx.sym.SoftmaxOutput(net, name="softmax"), context=mx.cpu())
+    n, _ = _programs(lambda: mod.bind(data_shapes=[("data", (5, 17))],
+                                      label_shapes=[("softmax_label", (5,))]))
+    assert n == 0
+    x = nd.array(np.arange(19 * 3, dtype=np.float32).reshape(19, 3))
+    n, _ = _programs(lambda: x.attach_grad())
+    assert n == 0 and x.grad.shape == (19, 3) and not x.grad.asnumpy().any()
+
+
+def test_accuracy_compiles_its_kernel_once_over_batches():
+    """The running sum starts from a zero committed to the batch's device: an uncommitted first
+    zero gave the second batch a new signature and a second compile."""
+    import numpy as np
+    acc = mx.metric.Accuracy()
+    rng = np.random.default_rng(0)
+    batches = [(nd.array(rng.integers(0, 4, 6).astype(np.float32)),
+                nd.array(rng.standard_normal((6, 4)).astype(np.float32))) for _ in range(4)]
+    counts = [_programs(lambda b=b: acc.update([b[0]], [b[1]]))[0] for b in batches]
+    expected = sum((l.asnumpy() == p.asnumpy().argmax(1)).sum() for l, p in batches) / 24
+    assert acc.get()[1] == expected
+    assert counts[0] <= 1 and counts[1:] == [0, 0, 0]
