@@ -277,3 +277,7 @@ def test_quick_tier_folds_plain_kernels_and_the_switch_folds_winograd_ones():
         shapes.append(tuple(exe._fold_state.consts[0].shape))
     q = tiered.QUICK_CALLS
     assert shapes == [(3, 3, 16, 16)] * q + [(16, 16, 16)] * 2
+    # the quick fold (float arithmetic and transposes) ran on the host: never compiled
+    variant = exe._fold_state.variant
+    assert any(p is not None for p in variant._host_plans.values())
+    assert variant._qfold._cache_size() == 0 and variant.fold._cache_size() == 1

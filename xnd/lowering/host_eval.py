@@ -14,6 +14,11 @@ bit for bit:
   ~1-4 ms) and the jaxpr is run by numpy if all its primitives move data
   (``PRIMITIVES``); anything else (arithmetic, a dtype cast) compiles as before.
 
+``ARITHMETIC`` adds float arithmetic, each operation rounded once as XLA rounds it, for the
+quick tier's parameter fold of hybridized inference (``plan(..., arithmetic=True)``,
+symbol/rewrite.py): a ResNet's BatchNorm fold is a 0.4 s compile at XLA's level 0 and
+tens of ms here.
+
 ``Seen`` decides when: the first ``HOST_CALLS`` calls of one (op, attributes, input avals)
 run on the host (creation ops: every call), later ones compile the kernel (a loop over one shape then runs XLA's
 kernel, which, unlike the host path, does not wait for its inputs).  Only arrays up to
@@ -125,26 +130,54 @@ PRIMITIVES = {
 _CALLS = ("pjit", "jit", "closed_call", "core_call")
 
 
+def _rounded(f):
+    """A float operation as XLA's: numpy may compute a float32 one in float64 (numpy 1's
+    value-based casting of 0-d operands), and one +, -, *, / or sqrt in float64 rounded to
+    float32 is the correctly rounded float32 result."""
+    def op(*xs, _dtype, **_):
+        return np.asarray(f(*xs), dtype=_dtype)
+    return op
+
+
+# float arithmetic of parameter folding (symbol/rewrite.py's quick tier; ``plan(...,
+# arithmetic=True)``): each an IEEE operation, rounded as XLA rounds it; rsqrt is 1/sqrt
+# rounded once (XLA:CPU's may differ in the last bit: the quick tier's numbers may)
+ARITHMETIC = dict(PRIMITIVES, **{
+    "add": _rounded(np.add), "sub": _rounded(np.subtract), "mul": _rounded(np.multiply),
+    "div": _rounded(np.divide), "neg": _rounded(np.negative), "sqrt": _rounded(np.sqrt),
+    "rsqrt": _rounded(lambda x: 1.0 / np.sqrt(np.asarray(x, np.float64))),
+    "max": _rounded(np.maximum), "min": _rounded(np.minimum),
+    "convert_element_type": lambda x, new_dtype, **_: np.asarray(x, dtype=new_dtype),
+})
+
+
 class _NotHost(Exception):
     pass
 
 
-def _check(jaxpr):
+def _check(jaxpr, table=PRIMITIVES):
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
         if name in _CALLS:
             inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
-            if inner is None or not _check(getattr(inner, "jaxpr", inner)):
+            if inner is None or not _check(getattr(inner, "jaxpr", inner), table):
                 return False
-        elif name not in PRIMITIVES:
+        elif name not in table:
             return False
-        elif name == "convert_element_type" and \
+        elif table is PRIMITIVES and name == "convert_element_type" and \
                 np.dtype(eqn.params["new_dtype"]) != eqn.invars[0].aval.dtype:
             return False                 # a real cast: XLA's rounding and overflow rules
+        elif table is not PRIMITIVES and _rounds(eqn) and not all(
+                np.issubdtype(v.aval.dtype, np.floating) for v in eqn.invars + eqn.outvars):
+            return False                 # integer arithmetic: XLA's wrapping and division
     return True
 
 
-def _run(jaxpr, consts, args):
+def _rounds(eqn):
+    return eqn.primitive.name in ARITHMETIC and eqn.primitive.name not in PRIMITIVES
+
+
+def _run(jaxpr, consts, args, table=PRIMITIVES):
     env = {}
 
     def read(v):
@@ -161,26 +194,42 @@ def _run(jaxpr, consts, args):
             inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
             closed = getattr(inner, "jaxpr", None)
             outs = _run(closed if closed is not None else inner,
-                        getattr(inner, "consts", ()), ins)
+                        getattr(inner, "consts", ()), ins, table)
+        elif table is not PRIMITIVES and _rounds(eqn):
+            # operands in their avals' dtypes: a literal (eps) is a Python float here
+            ins = [np.asarray(x, dtype=v.aval.dtype) for x, v in zip(ins, eqn.invars)]
+            r = table[name](*ins, _dtype=eqn.outvars[0].aval.dtype)
+            outs = [r]
         else:
-            r = PRIMITIVES[name](*ins, **eqn.params)
+            r = table[name](*ins, **eqn.params)
             outs = r if isinstance(r, list) else [r]
         for v, o in zip(eqn.outvars, outs):
             env[v] = o
     return [read(v) for v in jaxpr.outvars]
 
 
-def plan(fn, vals):
-    """A closed jaxpr of ``fn(*vals)`` that numpy can run, or None."""
+def plan(fn, vals, arithmetic=False):
+    """A closed jaxpr of ``fn(*vals)`` that numpy can run, or None.  With ``arithmetic``
+    it may also compute (``ARITHMETIC``: float operations), and its size is not bounded (the
+    caller's arrays are on the host's memory already: parameters)."""
     try:
         closed = jax.make_jaxpr(fn)(*vals)
     except Exception:  # noqa: BLE001  (the compiled path reports the op's own error)
         return None
-    if not _check(closed.jaxpr):
+    if not _check(closed.jaxpr, ARITHMETIC if arithmetic else PRIMITIVES):
         return None
-    if sum(int(np.prod(v.aval.shape)) for v in closed.jaxpr.outvars) > MAX_ELEMENTS:
+    if not arithmetic and \
+            sum(int(np.prod(v.aval.shape)) for v in closed.jaxpr.outvars) > MAX_ELEMENTS:
         return None                      # big (or absurd: tile by 2**31) results compile, and
     return closed                        # the compiled path's size check raises MXNet's error
+
+
+def run_arithmetic(closed, vals, device):
+    """Run a ``plan(..., arithmetic=True)`` on the host: its results committed to
+    ``device``."""
+    outs = _run(closed.jaxpr, closed.consts, [np.asarray(v) for v in vals], ARITHMETIC)
+    return [_transfer.to_device(np.asarray(o, dtype=v.aval.dtype, order="C"), device)
+            for o, v in zip(outs, closed.jaxpr.outvars)]
 
 
 def put(outs, dtypes, device, vals):

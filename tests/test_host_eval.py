@@ -1,0 +1,58 @@
+"""host_eval's float arithmetic (``plan(..., arithmetic=True)``), which runs the quick tier's
+parameter fold (symbol/rewrite.py) on the host: XLA's float32 results, and no integer
+arithmetic (XLA wraps and truncates where numpy may not)."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from xnd.lowering import host_eval
+
+
+def _fold(w, gamma, beta, mean, var):
+    s = gamma * lax.rsqrt(var + jnp.asarray(1e-3, w.dtype))
+    return [jnp.transpose(w * s.reshape(-1, 1, 1, 1), (2, 3, 1, 0)),
+            (jnp.zeros_like(mean) - mean) * s + beta, w / 3.0 - jnp.maximum(w, 0.25)]
+
+
+def _args(dtype):
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((6, 4, 3, 3)).astype(dtype)
+    g, b, m = (rng.standard_normal(6).astype(dtype) for _ in range(3))
+    v = rng.uniform(0.1, 2.0, 6).astype(dtype)
+    return [jnp.asarray(a) for a in (w, g, b, m, v)]
+
+
+def test_float_arithmetic_gives_xla_numbers():
+    for dtype in (np.float32, np.float64):
+        args = _args(dtype)
+        closed = host_eval.plan(_fold, args, arithmetic=True)
+        assert closed is not None
+        got = host_eval.run_arithmetic(closed, args, jax.devices()[0])
+        want = jax.jit(_fold)(*args)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            # one IEEE operation at a time, rounded once: XLA's numbers but where XLA contracts
+            # a multiply and an add (FMA), divides by a constant's reciprocal or approximates
+            # rsqrt (a few eps)
+            eps = np.finfo(dtype).eps
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=8 * eps,
+                                       atol=8 * eps * float(np.abs(np.asarray(w)).max()))
+
+
+def test_literals_round_in_the_operands_dtype():
+    """eps = 1e-3 is a Python float in the jaxpr: added in float32, as XLA adds it."""
+    x = jnp.asarray(np.float32([1.0, 0.1, 3e-4]))
+    f = lambda a: a + 1e-3   # noqa: E731
+    closed = host_eval.plan(f, [x], arithmetic=True)
+    got = np.asarray(host_eval.run_arithmetic(closed, [x], jax.devices()[0])[0])
+    np.testing.assert_array_equal(got, np.asarray(jax.jit(f)(x)))
+
+
+def test_integer_arithmetic_and_other_primitives_stay_on_xla():
+    i = jnp.asarray(np.int32([7, -7, 2 ** 31 - 1]))
+    assert host_eval.plan(lambda a: a // 2, [i], arithmetic=True) is None
+    assert host_eval.plan(lambda a: a * 2, [i], arithmetic=True) is None
+    x = jnp.ones((3,), jnp.float32)
+    assert host_eval.plan(jnp.exp, [x], arithmetic=True) is None
+    assert host_eval.plan(lambda a: a + 1, [x]) is None          # data movement only, by default
