@@ -19,6 +19,7 @@ from xnd.frontend import gluon as G
 from xnd.frontend import initializer, optimizer
 from xnd.frontend.gluon import block as gblock
 from xnd.frontend.gluon import nn
+from xnd.lowering import tiered
 
 import make_gluon_goldens as cases
 
@@ -61,7 +62,8 @@ def _lenet():
 
 
 def test_compile_count_constant_over_20_steps():
-    """20 hybridized training steps with Trainer: after the first step, nothing is traced
+    """20 hybridized training steps with Trainer: after the first steps (the quick tier's,
+    lowering/tiered.py; the optimizer's run by numpy, host_eval.HostFirst), nothing is traced
     or compiled again (graph op, backward plan, optimizer step)."""
     net = _lenet()
     net.initialize(initializer.Xavier())
@@ -85,7 +87,7 @@ def test_compile_count_constant_over_20_steps():
         loss.backward()
         trainer.step(x.shape[0])
         losses.append(loss.mean().asscalar())
-        if step == 1:
+        if step == max(1, tiered.QUICK_CALLS):     # the first optimized step
             after_warmup = counts()
     assert counts() == after_warmup
     assert losses[-1] < losses[0]

@@ -40,9 +40,17 @@ QUICK_OPTIONS = {"xla_backend_optimization_level": 0}
 STATS = collections.Counter()
 
 
-def _signature(args, kwargs):
-    """A hashable signature of a call's array arguments, or None inside another trace (the
-    call then belongs to the caller's program)."""
+def _signature(args, kwargs, static_argnums=(), static_argnames=()):
+    """A hashable signature of a call's arguments, or None inside another trace (the call
+    then belongs to the caller's program): static arguments by value, arrays by (shape,
+    dtype, weak type, placement), other leaves by type (a Python float jit traces is one
+    program for every value: an optimizer's learning rate changes each step)."""
+    static = ()
+    if static_argnums or static_argnames:
+        static = (tuple(args[i] for i in static_argnums if i < len(args)),
+                  tuple((k, kwargs[k]) for k in static_argnames if k in kwargs))
+        args = tuple(a for i, a in enumerate(args) if i not in static_argnums)
+        kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
     leaves, tree = jax.tree_util.tree_flatten((args, kwargs))
     sig = []
     for x in leaves:
@@ -50,14 +58,14 @@ def _signature(args, kwargs):
             return None
         shape = getattr(x, "shape", None)
         if shape is None:
-            sig.append(x if isinstance(x, (bool, int, float, str, type(None))) else type(x))
+            sig.append(type(x))
         else:
             # the dtype object itself: str() of a dtype costs 9 us, ten times the rest of a leaf;
             # the placement too: a program run on another device is a build of its own there,
             # and counts its calls afresh (two modules alike on two devices give equal numbers)
             sig.append((tuple(shape), x.dtype, bool(getattr(x, "weak_type", False)),
                         getattr(x, "sharding", None)))
-    return tree, tuple(sig)
+    return tree, static, tuple(sig)
 
 
 class Calls:
@@ -65,12 +73,13 @@ class Calls:
     it runs the quick tier.  A caller that picks between programs of its own (the inference
     plan's fold and main, symbol/rewrite.py) counts with one of these."""
 
-    def __init__(self):
+    def __init__(self, static_argnums=(), static_argnames=()):
         self._calls = {}   # signature -> calls so far
+        self._static = (tuple(static_argnums), tuple(static_argnames))
 
     def quick(self, args, kwargs=None):
         try:
-            sig = _signature(args, kwargs or {})
+            sig = _signature(args, kwargs or {}, *self._static)
             n = QUICK_CALLS if sig is None else self._calls.get(sig, 0)
         except TypeError:   # an unhashable static argument: jax.jit will say so
             return False
@@ -86,9 +95,9 @@ class Calls:
 class Tiered:
     """A program with a quickly compiled first tier (see the module doc)."""
 
-    def __init__(self, quick, full):
+    def __init__(self, quick, full, static_argnums=(), static_argnames=()):
         self.quick, self.full = quick, full
-        self.calls = Calls()
+        self.calls = Calls(static_argnums, static_argnames)
 
     def __call__(self, *args, **kwargs):
         if self.calls.quick(args, kwargs):
