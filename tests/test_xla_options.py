@@ -48,3 +48,18 @@ def test_tuned_jit_runs_top_level_and_nested():
 def test_switch_off(monkeypatch):
     monkeypatch.setattr(xla_options, "ENABLED", False)
     assert xla_options.options() is None and xla_options.options(classic_fusion=True) is None
+
+
+def test_an_option_this_xla_refuses_falls_back_to_plain_jit(monkeypatch):
+    """An XLA that does not know an option refuses the compilation: the program runs the
+    plain jax.jit, and later programs get no options (no probe compilation at start-up)."""
+    if xla_options.options() is None:
+        return                                   # (no options on this jax: nothing to refuse)
+    monkeypatch.setattr(xla_options, "_REFUSED", [])
+    monkeypatch.setattr(xla_options, "CPU_OPTIONS", {"xla_no_such_option_anywhere": True})
+    f = xla_options.jit(lambda x: x * 3 + 1)
+    np.testing.assert_allclose(np.asarray(f(jnp.arange(3.0))), [1.0, 4.0, 7.0])
+    assert xla_options._REFUSED and xla_options.options() is None
+    g = xla_options.jit(lambda x: x - 1)
+    assert type(g).__name__ != "Tiered"            # a plain jit now
+    np.testing.assert_allclose(np.asarray(g(jnp.ones(2))), [0.0, 0.0])

@@ -12,9 +12,10 @@ classic fusion code path (fusion emitters off) gave convolution training another
 hold a convolution or pooling (``classic_fusion=True``) get it.
 
 ``jit(fun, classic_fusion=False, **kw)`` is ``jax.jit`` with ``options(classic_fusion)``
-where the default backend is the CPU.  An XLA that does not know an option (an older or newer jaxlib)
-would reject every compilation, so the first ``options()`` call compiles a trivial function
-with them once and drops them for the process if that fails; a jax whose ``jit`` takes no
+where the default backend is the CPU.  An XLA that does not know an option (an older or newer
+jaxlib) refuses the compilation: that program then runs the plain ``jax.jit``, and the process
+gives no later program options (``_REFUSED``; a probe compilation at the first ``options()``
+call cost 45 ms of every first hybridized forward); a jax whose ``jit`` takes no
 ``compiler_options`` (0.4.30) gets none.  ``XND_XLA_CPU_OPTIONS=0``
 turns them off (for A/B measurements: benchmarks/xla_flags_sweep.py).
 """
@@ -22,40 +23,28 @@ import functools
 import os
 
 import jax
-import jax.numpy as jnp
 
 from .. import _compat_jax
 from . import compile_cache, host_eval, tiered
 
-compile_cache.setup()   # before xnd's first compilation (the probe below is one)
+compile_cache.setup()   # before xnd's first compilation
 
 CPU_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
 CLASSIC_FUSION_OPTIONS = {"xla_cpu_use_fusion_emitters": False}  # convolution training
 ENABLED = os.environ.get("XND_XLA_CPU_OPTIONS", "1") != "0"
 
 
-@functools.cache
-def _accepted(items):
-    if not _compat_jax.JIT_COMPILER_OPTIONS:  # jax 0.4.30: jit takes no compiler_options
-        return False
-    try:
-        jax.jit(lambda x: x + 1, compiler_options=dict(items))(jnp.zeros((), jnp.float32))
-        return True
-    except Exception as e:  # noqa: BLE001  (jaxlib raises its own runtime error type)
-        if "compile option" in str(e):
-            return False
-        raise
+_REFUSED = []   # non-empty once this XLA refused an option: then xnd gives it none
 
 
 def options(classic_fusion=False):
     """The options for a compilation now: ``CPU_OPTIONS`` (plus ``CLASSIC_FUSION_OPTIONS``
-    with ``classic_fusion``) on a CPU default backend when this XLA accepts them, else
-    ``None``."""
-    if not ENABLED or jax.default_backend() != "cpu":
-        return None
-    opts = dict(CPU_OPTIONS, **CLASSIC_FUSION_OPTIONS) if classic_fusion else dict(CPU_OPTIONS)
-    items = tuple(sorted(opts.items()))
-    return opts if _accepted(items) else None
+    with ``classic_fusion``) on a CPU default backend, unless this XLA has refused an
+    option (``None``)."""
+    if not ENABLED or _REFUSED or not _compat_jax.JIT_COMPILER_OPTIONS \
+            or jax.default_backend() != "cpu":
+        return None   # (jax 0.4.30: jit takes no compiler_options)
+    return dict(CPU_OPTIONS, **CLASSIC_FUSION_OPTIONS) if classic_fusion else dict(CPU_OPTIONS)
 
 
 def jit(fun, classic_fusion=False, quick_first=True, host_first=False, **kw):
@@ -101,9 +90,14 @@ def _with_options(fun, plain, opts, kw):
     def call(*args, **kwargs):
         try:
             return top(*args, **kwargs)
-        except ValueError as e:
-            if "top-level" not in str(e):
+        except Exception as e:  # noqa: BLE001  (jaxlib raises its own runtime error type)
+            if isinstance(e, ValueError) and "top-level" in str(e):
+                return plain(*args, **kwargs)
+            if "compile option" not in str(e):
                 raise
+            # an XLA that does not know an option (an older or newer jaxlib): this and every
+            # later program compile without xnd's options
+            _REFUSED.append(str(e))
             return plain(*args, **kwargs)
 
     call._cache_size = lambda: top._cache_size() + plain._cache_size()
