@@ -210,3 +210,28 @@ def test_graphs_with_state_or_randomness_are_not_bucketed():
     assert not exe._graph.elementwise
     assert not mx.sym.FullyConnected(x, num_hidden=2).simple_bind(
         mx.cpu(), x=(2, 3))._graph.elementwise
+
+
+def test_recorded_op_on_an_input_still_computed_compiles_instead_of_waiting(monkeypatch):
+    """While recording, an elementwise op whose input is still being computed (a training
+    step's forward, dispatched asynchronously) takes its kernel: the bucketed path would wait
+    for the input on the host before the rest of the step could trace and compile.  Outside
+    record, or once the input is ready, the bucketed path runs as before."""
+    import sys
+    from xnd import _compat_jax
+    core = sys.modules["xnd.ndarray"]
+    x = mx.nd.array(np.arange(13 * 5, dtype=np.float32).reshape(13, 5))
+    x.attach_grad()
+    key = ("_mul_scalar", (), (((13, 5), np.dtype(np.float32)),))   # -x
+    monkeypatch.setattr(_compat_jax, "computing", lambda vals: True)
+    with mx.autograd.record():
+        y = -x
+    assert key not in core._FLAT._seen                       # the exact kernel ran
+    y.backward()
+    np.testing.assert_array_equal(y.asnumpy(), -x.asnumpy())
+    np.testing.assert_array_equal(x.grad.asnumpy(), -np.ones((13, 5)))
+    z = -x                                                    # not recording: bucketed
+    assert core._FLAT._seen.get(key) == 1
+    np.testing.assert_array_equal(z.asnumpy(), -x.asnumpy())
+    monkeypatch.undo()
+    assert not _compat_jax.computing([x._val(), np.ones(2)])  # ready arrays, host arrays

@@ -122,14 +122,14 @@ def test_python_scalars_are_one_signature_and_static_arguments_each_their_own():
 
 @pytest.mark.skipif(not ACTIVE, reason="this jax takes no compile options")
 def test_host_first_runs_float_arithmetic_on_the_host_then_compiles():
-    """xla_options.jit(host_first=True): the quick tier of an elementwise program (an
+    """xla_options.jit(quick_wrap=HostFirst): the quick tier of an elementwise program (an
     optimizer's update) is numpy's, with XLA's numbers to float rounding; no compilation
     until the switch to the optimized program."""
     from xnd.lowering import host_eval
 
     def step(ws, gs, lr):
         return [w - lr * g for w, g in zip(ws, gs)]
-    f = xla_options.jit(step, host_first=True)
+    f = xla_options.jit(step, quick_wrap=host_eval.HostFirst)
     assert isinstance(f.quick, host_eval.HostFirst)
     rng = np.random.default_rng(0)
     ws = [jnp.asarray(rng.standard_normal(s).astype(np.float32)) for s in ((3, 4), (5,))]
@@ -144,6 +144,6 @@ def test_host_first_runs_float_arithmetic_on_the_host_then_compiles():
     f(ws, gs, 0.5)
     assert f.full._cache_size() == 1
     # a program that is not float arithmetic compiles at the quick tier as before
-    g = xla_options.jit(lambda x: jnp.exp(x), host_first=True)
+    g = xla_options.jit(lambda x: jnp.exp(x), quick_wrap=host_eval.HostFirst)
     g(jnp.ones((2,)))
     assert g.quick.quick._cache_size() == 1

@@ -147,6 +147,16 @@ def committed(x):
     return x._committed if c is None else c
 
 
+def computing(arrays):
+    """Whether one of ``arrays`` is still being computed (JAX dispatches asynchronously;
+    ``Array.is_ready``)."""
+    for a in arrays:
+        ready = getattr(a, "is_ready", None)
+        if ready is not None and not ready():
+            return True
+    return False
+
+
 def distributed_initialize(**kwargs):
     """``jax.distributed.initialize(**kwargs)`` without the keywords this release lacks."""
     import jax.distributed

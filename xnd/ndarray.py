@@ -1,15 +1,14 @@
 """The NDArray: a mutable MXNet handle over an immutable ``jax.Array``.
 
-In-place writes (``+=``, ``x[:] = v``, ``out=``) rebind the handle's buffer,
-so ``id(x)`` and every Python reference stay valid. Views (contiguous basic
-indexing, ``reshape``, ``detach``) are handles onto a root array plus a flat
-offset and a shape: MXNet's views are always one contiguous block of the
-row-major buffer, so (root, offset, shape) describes every one of them, and a
-view of a view is again one. Reads recompute the block when the root's buffer
+In-place writes (``+=``, ``x[:] = v``, ``out=``) rebind the handle's buffer, so ``id(x)`` and
+every Python reference stay valid. Views (contiguous basic indexing, ``reshape``, ``detach``)
+are handles onto a root array plus a flat offset and a shape: MXNet's views are always one
+contiguous block of the row-major buffer, so (root, offset, shape) describes every one of
+them, and a view of a view is again one. Reads recompute the block when the root's buffer
 changed; writes update the root.
 
-Every operator goes through ``invoke``: registry op, frozen attributes, the
-cached jitted kernel, then (when recording) the autograd hook in ``STATE``.
+Every operator goes through ``invoke``: registry op, frozen attributes, the cached jitted
+kernel, then (when recording) the autograd hook in ``STATE``.
 """
 import collections
 import ctypes
@@ -42,8 +41,7 @@ _STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr"
 _STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
 
 jax.config.update("jax_enable_x64", True)  # MXNet has real float64/int64 arrays
-# an out= buffer is donated on a guess that the result fits it; when it does not, XLA just
-# allocates, which is the right outcome and not worth a warning to the user
+# an out= buffer is donated on a guess that the result fits: XLA allocates where it does not
 warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
 
 
@@ -257,15 +255,16 @@ class NDArray:
         a = self.asnumpy()
         return a[0] if a.shape == (1,) else (a[()] if a.ndim == 0 else a)
 
-    def __float__(self):  # extension: MXNet 1.9.1 raises TypeError
+    def _scalar(self):
         if self.size != 1:
             raise TypeError(f"only size-1 arrays can be converted to Python scalars, got {self.shape}")
-        return float(self.asnumpy().reshape(()))
+        return self.asnumpy().reshape(())
+
+    def __float__(self):  # extension: MXNet 1.9.1 raises TypeError
+        return float(self._scalar())
 
     def __int__(self):  # extension, as __float__
-        if self.size != 1:
-            raise TypeError(f"only size-1 arrays can be converted to Python scalars, got {self.shape}")
-        return int(self.asnumpy().reshape(()))
+        return int(self._scalar())
 
     def __index__(self):
         if self.size != 1 or not np.issubdtype(self.dtype, np.integer):
@@ -374,8 +373,7 @@ class NDArray:
         if grad_req not in ("write", "add", "null"):
             raise GradReqError(f"grad_req must be one of 'write', 'add', 'null', got "
                                         f"{grad_req!r}")
-        self._grad = _wrap(_transfer.zeros(self.shape, self.dtype, self._ctx.jax_device()),
-                           self._ctx)
+        self._grad = _wrap(_transfer.zeros(self.shape, self.dtype, self._ctx.jax_device()), self._ctx)
         self._grad_req = grad_req
         self._fresh = False
         self._ag = None
@@ -624,9 +622,11 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
             else:
                 res = op.kernel(key, donate)(*vals, *dyn)
         elif vals:
-            host = _HOST.plan_for(op, key, vals) if op.name in _HOST_OPS else None
+            # recording, an input still computed compiles the kernel, not wait on the host
+            host_ok = not (STATE.recording and _compat_jax.computing(vals))
+            host = _HOST.plan_for(op, key, vals) if host_ok and op.name in _HOST_OPS else None
             res = host_eval.run(host, vals, ctx.jax_device()) if host is not None else None
-            if res is None and op.elementwise:
+            if res is None and op.elementwise and host_ok:
                 res = _FLAT.run(op, key, vals, dyn, ctx.jax_device())
             if res is None:
                 res = (op._kernels.get(key) or op.kernel(key))(*vals, *dyn)

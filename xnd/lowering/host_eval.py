@@ -261,7 +261,7 @@ def run(plan_, vals, device):
 
 
 class HostFirst:
-    """A quick tier (``xla_options.jit(host_first=True)``) that numpy runs where ``fun``'s
+    """A quick tier (``xla_options.jit(quick_wrap=HostFirst)``) that numpy runs where ``fun``'s
     jaxpr for a signature is float arithmetic and data movement (``ARITHMETIC``), and the
     compiled ``quick`` runs otherwise.  For programs that are elementwise over many arrays
     (an optimizer's update of every parameter): XLA compiles a fusion per array shape (a
