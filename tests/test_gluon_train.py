@@ -63,8 +63,8 @@ def _lenet():
 
 def test_compile_count_constant_over_20_steps():
     """20 hybridized training steps with Trainer: after the first steps (the quick tier's,
-    lowering/tiered.py; the optimizer's run by numpy, host_eval.HostFirst), nothing is traced
-    or compiled again (graph op, backward plan, optimizer step)."""
+    lowering/tiered.py), nothing is traced or compiled again (graph op, backward plan,
+    optimizer step)."""
     net = _lenet()
     net.initialize(initializer.Xavier())
     net.hybridize()

@@ -118,32 +118,3 @@ def test_python_scalars_are_one_signature_and_static_arguments_each_their_own():
     np.testing.assert_allclose(np.asarray(f(x, 2.0, "add")), 3.0)   # a new static value
     assert calls == {"quick": 2, "full": 1}
     assert len(f._calls) == 2
-
-
-@pytest.mark.skipif(not ACTIVE, reason="this jax takes no compile options")
-def test_host_first_runs_float_arithmetic_on_the_host_then_compiles():
-    """xla_options.jit(quick_wrap=HostFirst): the quick tier of an elementwise program (an
-    optimizer's update) is numpy's, with XLA's numbers to float rounding; no compilation
-    until the switch to the optimized program."""
-    from xnd.lowering import host_eval
-
-    def step(ws, gs, lr):
-        return [w - lr * g for w, g in zip(ws, gs)]
-    f = xla_options.jit(step, quick_wrap=host_eval.HostFirst)
-    assert isinstance(f.quick, host_eval.HostFirst)
-    rng = np.random.default_rng(0)
-    ws = [jnp.asarray(rng.standard_normal(s).astype(np.float32)) for s in ((3, 4), (5,))]
-    gs = [jnp.asarray(rng.standard_normal(s).astype(np.float32)) for s in ((3, 4), (5,))]
-    for i in range(tiered.QUICK_CALLS):
-        out = f(ws, gs, 0.1 * (i + 1))
-        for o, w, g in zip(out, ws, gs):
-            assert o.dtype == np.float32 and o.shape == w.shape
-            np.testing.assert_allclose(np.asarray(o), np.asarray(w - 0.1 * (i + 1) * g),
-                                       rtol=1e-6, atol=1e-7)
-    assert f._cache_size() == 0                       # nothing compiled in the quick tier
-    f(ws, gs, 0.5)
-    assert f.full._cache_size() == 1
-    # a program that is not float arithmetic compiles at the quick tier as before
-    g = xla_options.jit(lambda x: jnp.exp(x), quick_wrap=host_eval.HostFirst)
-    g(jnp.ones((2,)))
-    assert g.quick.quick._cache_size() == 1

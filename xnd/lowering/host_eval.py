@@ -260,48 +260,6 @@ def run(plan_, vals, device):
     return put(outs, [v.aval.dtype for v in plan_.jaxpr.outvars], device, vals)
 
 
-class HostFirst:
-    """A quick tier (``xla_options.jit(quick_wrap=HostFirst)``) that numpy runs where ``fun``'s
-    jaxpr for a signature is float arithmetic and data movement (``ARITHMETIC``), and the
-    compiled ``quick`` runs otherwise.  For programs that are elementwise over many arrays
-    (an optimizer's update of every parameter): XLA compiles a fusion per array shape (a
-    ResNet-18 SGD update: 0.7 s at level 0), numpy runs them in tens of ms."""
-
-    def __init__(self, fun, quick):
-        self.fun, self.quick = fun, quick
-        self._plans = {}   # signature -> (closed jaxpr, output tree) or None
-
-    def __call__(self, *args):
-        from . import tiered
-        sig = tiered._signature(args, {})
-        leaves = jax.tree_util.tree_leaves(args)
-        dev = next((next(iter(x.devices())) for x in leaves if hasattr(x, "devices")), None)
-        if sig is None or dev is None:
-            return self.quick(*args)
-        entry = self._plans.get(sig, False)
-        if entry is False:
-            entry = self._plans[sig] = self._plan(args)
-        if entry is None:
-            return self.quick(*args)
-        closed, out_tree = entry
-        outs = _run(closed.jaxpr, closed.consts, [np.asarray(x) for x in leaves], ARITHMETIC)
-        outs = [_transfer.to_device(np.asarray(o, dtype=v.aval.dtype, order="C"), dev)
-                for o, v in zip(outs, closed.jaxpr.outvars)]
-        return jax.tree_util.tree_unflatten(out_tree, outs)
-
-    def _plan(self, args):
-        try:
-            closed, shapes = jax.make_jaxpr(self.fun, return_shape=True)(*args)
-        except Exception:  # noqa: BLE001  (the compiled path reports the error)
-            return None
-        if not _check(closed.jaxpr, ARITHMETIC):
-            return None
-        return closed, jax.tree_util.tree_structure(shapes)
-
-    def _cache_size(self):
-        return self.quick._cache_size()
-
-
 class Seen:
     """Counts eager calls per (op, static key, input avals): ``plan_for`` returns a host plan
     (a twin with its attributes bound, or a jaxpr) while a combination is among its first

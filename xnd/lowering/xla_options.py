@@ -47,21 +47,19 @@ def options(classic_fusion=False):
     return dict(CPU_OPTIONS, **CLASSIC_FUSION_OPTIONS) if classic_fusion else dict(CPU_OPTIONS)
 
 
-def jit(fun, classic_fusion=False, quick_first=True, quick_wrap=None, **kw):
+def jit(fun, classic_fusion=False, quick_first=True, **kw):
     """``jax.jit(fun, **kw)`` compiled with ``options(classic_fusion)`` when called from Python.  JAX takes
     compile options only for a top-level compilation, so a call from inside another traced
     function (Module's step calls the executor's forward-backward) runs the plain ``jax.jit``
     (whose code then belongs to the caller's compilation and its options).  Where options can
     be given, a signature's first calls run a quickly compiled program (``tiered``) unless
-    ``quick_first`` is False (a program whose one call runs a long loop).  ``quick_wrap(fun,
-    quick)`` replaces the quick tier (``host_eval.HostFirst``: numpy runs it where it is float
-    arithmetic)."""
+    ``quick_first`` is False (a program whose one call runs a long loop)."""
     quick, full = tiers(fun, classic_fusion=classic_fusion, quick=quick_first, **kw)
     if quick is None:
         return full
     nums = kw.get("static_argnums", ())
     names = kw.get("static_argnames", ())
-    return tiered.Tiered(quick if quick_wrap is None else quick_wrap(fun, quick), full,
+    return tiered.Tiered(quick, full,
                          (nums,) if isinstance(nums, int) else nums,
                          (names,) if isinstance(names, str) else names)
 
