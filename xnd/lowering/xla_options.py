@@ -64,12 +64,13 @@ def jit(fun, classic_fusion=False, quick_first=True, **kw):
                          (names,) if isinstance(names, str) else names)
 
 
-def tiers(fun, quick_fun=None, classic_fusion=False, quick=True, **kw):
+def tiers(fun, quick_fun=None, classic_fusion=False, quick=True, quick_options=None, **kw):
     """``(quick, full)``: ``fun`` compiled with ``options(classic_fusion)`` (``full``) and
     ``quick_fun`` (default ``fun``) compiled quickly (``tiered.QUICK_OPTIONS``), or ``(None,
     full)`` where there is no quick tier (no options, ``XND_TIERED=0``, or ``quick=False``).
     A ``quick_fun`` is a cheaper program for the same result (inference without Winograd
-    convolutions: XLA compiles its transforms' loops slowly and runs them slowly at level 0)."""
+    convolutions: XLA compiles its transforms' loops slowly and runs them slowly at level 0);
+    ``quick_options`` replace ``tiered.QUICK_OPTIONS`` for it."""
     plain = jax.jit(fun, **kw)
     opts = options(classic_fusion)
     if opts is None:
@@ -79,7 +80,8 @@ def tiers(fun, quick_fun=None, classic_fusion=False, quick=True, **kw):
         return None, full
     qfun = fun if quick_fun is None else quick_fun
     qplain = plain if quick_fun is None else jax.jit(quick_fun, **kw)
-    return _with_options(qfun, qplain, dict(opts, **tiered.QUICK_OPTIONS), kw), full
+    quick_opts = dict(opts, **(tiered.QUICK_OPTIONS if quick_options is None else quick_options))
+    return _with_options(qfun, qplain, quick_opts, kw), full
 
 
 def _with_options(fun, plain, opts, kw):
