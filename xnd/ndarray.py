@@ -622,12 +622,11 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
             else:
                 res = op.kernel(key, donate)(*vals, *dyn)
         elif vals:
-            # recording, an input still computed compiles the kernel, not wait on the host
-            host_ok = not (STATE.recording and _compat_jax.computing(vals))
-            host = _HOST.plan_for(op, key, vals) if host_ok and op.name in _HOST_OPS else None
-            res = host_eval.run(host, vals, ctx.jax_device()) if host is not None else None
-            if res is None and op.elementwise and host_ok:
-                res = _FLAT.run(op, key, vals, dyn, ctx.jax_device())
+            rec = STATE.recording   # (the host paths then wait for no input still computed)
+            host = _HOST.plan_for(op, key, vals) if op.name in _HOST_OPS else None
+            res = host_eval.run(host, vals, ctx.jax_device(), rec) if host is not None else None
+            if res is None and op.elementwise:
+                res = _FLAT.run(op, key, vals, dyn, ctx.jax_device(), rec)
             if res is None:
                 res = (op._kernels.get(key) or op.kernel(key))(*vals, *dyn)
             elif len(res) == 1:

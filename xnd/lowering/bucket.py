@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from .. import _compat_jax
 from . import host_eval
 
 # Calls per combination at the bucketed length. A combination met a third time is a loop:
@@ -66,10 +67,12 @@ class Flat:
     def __init__(self):
         self._seen = {}
 
-    def run(self, op, key, vals, dyn, device):
-        """The op's results as jax.Arrays on ``device``, or None when this call compiles."""
+    def run(self, op, key, vals, dyn, device, recording=False):
+        """The op's results as jax.Arrays on ``device``, or None when this call compiles
+        (also while ``recording`` when an input is still being computed: see
+        ``host_eval.run``)."""
         k = (op.name, key, tuple([(v.shape, v.dtype) for v in vals]))
-        if self._seen.get(k, 0) >= CALLS:
+        if self._seen.get(k, 0) >= CALLS or (recording and _compat_jax.computing(vals)):
             return None
         shapes = [v.shape for v in vals]
         shape = _out_shape(shapes)

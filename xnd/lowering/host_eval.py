@@ -245,9 +245,14 @@ def put(outs, dtypes, device, vals):
     return [_transfer.to_default(o, device) for o in outs]
 
 
-def run(plan_, vals, device):
+def run(plan_, vals, device, recording=False):
     """Evaluate a plan (``Seen.plan_for``) on the host and put its results on ``device``:
-    a list of jax.Arrays, or None when this call must compile instead."""
+    a list of jax.Arrays, or None when this call must compile instead.  While ``recording``,
+    an input still being computed compiles (``_compat_jax.computing``): reading it here would
+    wait for it, and a training step's loss waited for its forward before the backward could
+    trace and compile (0.9 s of a first ResNet-18 step)."""
+    if recording and _compat_jax.computing(vals):
+        return None
     host = [np.asarray(v) for v in vals]
     if callable(plan_):                                    # a twin with its attributes
         try:
