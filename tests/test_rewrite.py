@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import xnd as mx
+from xnd import _compat_jax
 from xnd.lowering import tiered, xla_options
 from xnd.symbol import rewrite
 from xnd.symbol.executor import GraphFunction
@@ -215,13 +216,16 @@ def test_reshaped_executor_shares_the_plan(batch):
 
 
 def test_unknown_xla_option_is_dropped(monkeypatch):
-    """An XLA that does not know xnd's CPU compile options compiles without them."""
+    """An XLA that does not know xnd's CPU compile options compiles without them: the first
+    compilation that it refuses runs the plain jit, and no program asks again."""
     from xnd.lowering import xla_options
+    monkeypatch.setattr(xla_options, "_REFUSED", [])
     monkeypatch.setattr(xla_options, "CPU_OPTIONS", {"xla_cpu_no_such_option_xnd": True})
-    assert xla_options.options() is None
     rng = np.random.default_rng(9)
     exe = _bind(_conv_bn(sym.Variable("data"), "c", 4, 3, p=1), rng, data=(1, 3, 5, 5))
     _check(exe)
+    assert xla_options.options() is None
+    assert bool(xla_options._REFUSED) == _compat_jax.JIT_COMPILER_OPTIONS
 
 
 def test_hybridized_block_predicts_through_the_rewrites():

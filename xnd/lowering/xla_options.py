@@ -89,6 +89,8 @@ def _with_options(fun, plain, opts, kw):
 
     @functools.wraps(fun)
     def call(*args, **kwargs):
+        if _REFUSED:   # (programs made before the refusal stop asking, too)
+            return plain(*args, **kwargs)
         try:
             return top(*args, **kwargs)
         except Exception as e:  # noqa: BLE001  (jaxlib raises its own runtime error type)
