@@ -55,4 +55,7 @@ def test_integer_arithmetic_and_other_primitives_stay_on_xla():
     assert host_eval.plan(lambda a: a * 2, [i], arithmetic=True) is None
     x = jnp.ones((3,), jnp.float32)
     assert host_eval.plan(jnp.exp, [x], arithmetic=True) is None
+    # a float -> integer cast (NaN, overflow) follows XLA's rules, not numpy's
+    assert host_eval.plan(lambda a: a.astype(jnp.int32), [x], arithmetic=True) is None
+    assert host_eval.plan(lambda a: a.astype(jnp.float64) * 2, [x], arithmetic=True) is not None
     assert host_eval.plan(lambda a: a + 1, [x]) is None          # data movement only, by default

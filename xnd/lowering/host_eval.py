@@ -149,6 +149,7 @@ ARITHMETIC = dict(PRIMITIVES, **{
     "max": _rounded(np.maximum), "min": _rounded(np.minimum),
     "convert_element_type": lambda x, new_dtype, **_: np.asarray(x, dtype=new_dtype),
 })
+_ROUNDING = frozenset(ARITHMETIC) - frozenset(PRIMITIVES)   # the operations _rounded wraps
 
 
 class _NotHost(Exception):
@@ -167,14 +168,11 @@ def _check(jaxpr, table=PRIMITIVES):
         elif table is PRIMITIVES and name == "convert_element_type" and \
                 np.dtype(eqn.params["new_dtype"]) != eqn.invars[0].aval.dtype:
             return False                 # a real cast: XLA's rounding and overflow rules
-        elif table is not PRIMITIVES and _rounds(eqn) and not all(
-                np.issubdtype(v.aval.dtype, np.floating) for v in eqn.invars + eqn.outvars):
-            return False                 # integer arithmetic: XLA's wrapping and division
+        elif table is not PRIMITIVES and (name in _ROUNDING or name == "convert_element_type") \
+                and not all(np.issubdtype(v.aval.dtype, np.floating)
+                            for v in eqn.invars + eqn.outvars):
+            return False                 # integer arithmetic and casts: XLA's own rules
     return True
-
-
-def _rounds(eqn):
-    return eqn.primitive.name in ARITHMETIC and eqn.primitive.name not in PRIMITIVES
 
 
 def _run(jaxpr, consts, args, table=PRIMITIVES):
@@ -195,7 +193,7 @@ def _run(jaxpr, consts, args, table=PRIMITIVES):
             closed = getattr(inner, "jaxpr", None)
             outs = _run(closed if closed is not None else inner,
                         getattr(inner, "consts", ()), ins, table)
-        elif table is not PRIMITIVES and _rounds(eqn):
+        elif table is not PRIMITIVES and name in _ROUNDING:
             # operands in their avals' dtypes: a literal (eps) is a Python float here
             ins = [np.asarray(x, dtype=v.aval.dtype) for x, v in zip(ins, eqn.invars)]
             r = table[name](*ins, _dtype=eqn.outvars[0].aval.dtype)
