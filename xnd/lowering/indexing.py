@@ -5,7 +5,10 @@ slices, ``None`` for new axes, ``('a', i)`` for the i-th index array (passed
 at run time). Index arrays of any dtype are truncated to integers, which is
 MXNet's reading of ``a[a > 5]`` (the 0/1 mask used as row indices).
 """
+import numbers
+
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from ..semantics import is_np_shape
@@ -79,6 +82,49 @@ def basic_plan(shape, frozen):
     result.extend(it)
     # an integer key down to 0-d: (1,) in MXNet's legacy shape semantics, () under np_shape
     return ("view", offset, tuple(result) or ((), (1,))[not is_np_shape()])
+
+
+def index_plan(shape, key, is_array, as_array):
+    """('view', offset, shape, frozen, arrays) for a contiguous basic key, else ('copy', frozen,
+    arrays). ``is_array(k)``: whether ``k`` is an NDArray index; ``as_array(a)``: a numpy index
+    as an NDArray on the indexed array's device.
+
+    MXNet's rule: basic indexing (ints, step-1 slices, ...) that selects one
+    contiguous block of the row-major buffer is a view; anything else copies.
+    """
+    if not isinstance(key, tuple):
+        key = (key,)
+
+    def bound(v):
+        return None if v is None else int(v) if is_array(v) else int(v.__index__())
+
+    arrays, frozen, basic = [], [], True
+    for k in key:
+        if is_array(k):
+            frozen.append(("a", len(arrays))); arrays.append(k); basic = False
+        elif isinstance(k, (list, tuple, np.ndarray)):  # a tuple inside the key: a sequence
+            arr = np.asarray(k)
+            if arr.dtype == object:
+                raise IndexError(f"unsupported index {k!r}")
+            if arr.dtype == np.bool_:
+                arr = arr.astype(np.int64)
+            frozen.append(("a", len(arrays)))
+            arrays.append(as_array(arr))
+            basic = False
+        elif isinstance(k, slice):
+            frozen.append(("s", bound(k.start), bound(k.stop), bound(k.step)))
+        elif k is Ellipsis:
+            frozen.append("...")
+        elif k is None:
+            frozen.append(None)
+        elif isinstance(k, (numbers.Integral, np.integer)):
+            frozen.append(int(k))
+        else:
+            raise IndexError(f"NDArray does not support index of type {type(k).__name__}")
+    frozen = tuple(frozen)
+    if basic:
+        return basic_plan(shape, frozen) + (frozen, arrays)
+    return ("copy", frozen, arrays)
 
 
 @register("_getitem")
