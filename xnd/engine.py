@@ -164,6 +164,88 @@ class Failed:
         self.failure, self.shape, self.dtype = failure, tuple(shape), dtype
 
 
+class Awaited:
+    """The pending value of a result that other operator calls complete: one device's part
+    of a cross-device SyncBatchNorm until every device has run the layer (MXNet's engine
+    runs it when the barrier opens), and every operator called on such a part meanwhile
+    (MXNet queues them behind it). Like a Failed, the array knows its shape and dtype; a
+    read calls ``resolve()``, which runs ``node`` (filling the array) or raises."""
+
+    __slots__ = ("node", "shape", "dtype")
+
+    def __init__(self, node, shape, dtype):
+        self.node, self.shape, self.dtype = node, tuple(shape), dtype
+
+    def resolve(self):
+        resolve(self.node)
+
+
+BARRIER_TIMEOUT_S = 300.0  # a barrier's wait for the other devices' calls, at most
+
+
+def other_threads():
+    """Whether another non-daemon thread is alive (one that may still join a barrier)."""
+    me = threading.current_thread()
+    return any(t is not me and not t.daemon and t.is_alive() for t in threading.enumerate())
+
+
+def wait_at_barrier(event):
+    """Wait for ``event`` (the other devices' calls) while another thread may still set it.
+    False when none can: no other live non-daemon thread, or none set it within
+    BARRIER_TIMEOUT_S (a thread that died before its call; MXNet would wait for ever)."""
+    deadline = time.monotonic() + BARRIER_TIMEOUT_S
+    while not event.wait(1.0 if other_threads() else 0):
+        if not other_threads() or time.monotonic() > deadline:
+            return False
+    return True
+
+
+def awaited_node(x):
+    """The node that computes NDArray ``x`` (or the array it views), if ``x`` is awaited."""
+    root = x if x._base is None else x._base
+    if root._data is not None:
+        return None
+    src = root._src
+    return src.node if type(src) is Awaited else None
+
+
+class Deferred:
+    """An operator call with an awaited input: ``call()`` runs it once the inputs are there.
+    A node's protocol (shared with SyncBatchNorm's barrier): ``done``, ``waiting()`` (the
+    nodes it needs first), ``run()``."""
+
+    __slots__ = ("call", "inputs", "done", "lock")
+
+    def __init__(self, call, inputs):
+        self.call, self.inputs, self.done, self.lock = call, inputs, False, threading.Lock()
+
+    def waiting(self):
+        return [n for n in (awaited_node(x) for x in self.inputs if x is not None) if n is not None]
+
+    def run(self):
+        with self.lock:
+            if not self.done:
+                self.call()
+                self.done, self.call, self.inputs = True, None, ()
+
+
+def resolve(node):
+    """Run ``node`` after the nodes it waits for, depth first and without recursion (a chain
+    of deferred calls is as long as the network after the first barrier)."""
+    stack = [node]
+    while stack:
+        n = stack[-1]
+        if n.done:
+            stack.pop()
+            continue
+        deps = [d for d in n.waiting() if not d.done]
+        if deps:
+            stack += deps
+        else:
+            stack.pop()
+            n.run()
+
+
 # ---- aggregate operator statistics (mx.profiler with aggregate_stats=True) ---------------
 PROFILING = False  # the dispatcher's hook: when True, every operator call is timed
 _STATS = {}        # domain -> name -> [count, total, min, max] (seconds)

@@ -30,9 +30,9 @@ from . import rng as _rng
 from .base import MXNetError, error_like
 from .context import Context, current_context
 from .lowering import bucket, host_eval, live_executables, registry
-from .lowering.indexing import basic_plan as _basic_plan
+from .lowering.indexing import index_plan as _plan_index
 from .lowering.dtypes import np_dtype
-from .engine import Failed as _Failed
+from .engine import Awaited as _Awaited, Failed as _Failed, awaited_node as _awaited
 
 py_slice = slice  # MXNet's name for the builtin (its module defines an op called slice)
 # MXNet's storage-type codes; xnd arrays are all 'default' (dense)
@@ -95,7 +95,7 @@ def _wrap_results(values, ctx):
     return [_wrap(v, ctx) for v in values]
 
 
-_SCALARS = (numbers.Number, np.bool_)
+_SCALARS, _KNOWN = (numbers.Number, np.bool_), (_Failed, _Awaited)  # _KNOWN: shape without a run
 _HANDLES = weakref.WeakValueDictionary()  # id -> array, for handles given out (_as_parameter_)
 
 
@@ -174,6 +174,9 @@ class NDArray:
             _PENDING.pop(id(self), None)
             failed.failure.deliver()
             return self._data
+        if type(self._src) is _Awaited:
+            self._src.resolve()  # fills the array, or leaves a Failed in it
+            return self._data if self._data is not None else self._force()
         op, key, args, _ = self._src
         self._data = op.kernel(key)(*args)
         self._src = None
@@ -195,7 +198,7 @@ class NDArray:
             return self._shape
         d = self._data
         if d is None:
-            d = self._src if type(self._src) is _Failed else self._force()
+            d = self._src if type(self._src) in _KNOWN else self._force()
         return tuple(d.shape)
 
     @property
@@ -210,7 +213,7 @@ class NDArray:
     def dtype(self):
         """A numpy type class (``numpy.float32``), as MXNet reports it."""
         root = self if self._base is None else self._base
-        if root._data is None and type(root._src) is _Failed:
+        if root._data is None and type(root._src) in _KNOWN:
             return np.dtype(root._src.dtype).type
         return root._val().dtype.type
 
@@ -330,7 +333,10 @@ class NDArray:
             failed = _failure(self)
             if failed is not None:
                 return _failed(failed.failure, self.shape, self.dtype, other)
-            return _wrap(copy_buffer(self._val(), other.jax_device()), other)
+            res = _wrap(copy_buffer(self._val(), other.jax_device()), other)
+            if STATE.recording and STATE.record is not None:  # the gradient flows back
+                STATE.record(_OP_COPYTO, {}, [self], [res])
+            return res
         if not isinstance(other, NDArray):
             raise TypeError(f"copyto does not support type {type(other).__name__}")
         if other is self:
@@ -422,8 +428,10 @@ class NDArray:
         if STATE.recording and STATE.on_write is not None:
             STATE.on_write(self)
         if isinstance(value, NDArray):
-            _check_ctx("_setitem", self, value)
             val = value._val()
+            if value._ctx is not self._ctx and value._ctx.jax_device() != self._ctx.jax_device():
+                val = copy_buffer(val, self._ctx.jax_device())  # MXNet copies it over
+                value = None
         else:
             host = np.asarray(value).astype(dtype)
             if (plan[0] == "view" and plan[2] == shape and host.shape != shape
@@ -589,6 +597,8 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
                     _check_ctx(op.name, first, x)
                 if x._data is None and _failure(x) is not None:
                     return _fail(op, attrs, inputs, _failure(x).failure, out, ctx)
+                if x._data is None and out is None and not op.mutates and _awaited(x):
+                    return _await(op, attrs, inputs, ctx)
         vals = [None if x is None else x._val() for x in inputs]
     else:
         ctx = ctx or current_context()
@@ -728,22 +738,24 @@ def fail_arrays(arrays, error):
         _PENDING[id(t)] = t
 
 
-def _fail(op, attrs, inputs, failure, out, ctx):
-    """``invoke``'s results when an input or the op's kernel check failed: arrays of the
-    right shapes and dtypes holding ``failure`` until they are read (``engine.Failed``)."""
+def _out_specs(op, attrs, inputs):
+    """The shapes and dtypes of ``op``'s visible results, without running it."""
     if op.train:
         attrs.setdefault("is_train", STATE.training)
     if op.rng:
         attrs.setdefault("key", _rng.next_key())
-    static, dynamic = op.static, op.dynamic
-    key = tuple([attrs[n] for n in static]) if static else ()
+    key = tuple([attrs[n] for n in op.static]) if op.static else ()
     specs = [None if x is None else jax.ShapeDtypeStruct(x.shape, x.dtype) for x in inputs]
-    res = jax.eval_shape(op.kernel(key), *specs, *[attrs[n] for n in dynamic])
+    res = jax.eval_shape(op.kernel(key), *specs, *[attrs[n] for n in op.dynamic])
     res = res if isinstance(res, (tuple, list)) else [res]
-    outs = [_failed(failure, r.shape, r.dtype, ctx) for r in res]
     nvis = op.num_visible
-    if nvis is not None:
-        outs = outs[:nvis(attrs) if callable(nvis) else nvis]
+    return res if nvis is None else res[:nvis(attrs) if callable(nvis) else nvis]
+
+
+def _fail(op, attrs, inputs, failure, out, ctx):
+    """``invoke``'s results when an input or the op's kernel check failed: arrays of the
+    right shapes and dtypes holding ``failure`` until they are read (``engine.Failed``)."""
+    outs = [_failed(failure, r.shape, r.dtype, ctx) for r in _out_specs(op, attrs, inputs)]
     if out is None:
         return outs[0] if len(outs) == 1 else outs
     for t, r in zip(out if isinstance(out, (list, tuple)) else [out], outs):
@@ -753,6 +765,29 @@ def _fail(op, attrs, inputs, failure, out, ctx):
         t._data, t._src = None, r._src
         _PENDING[id(t)] = t
     return out
+
+
+def _await(op, attrs, inputs, ctx):
+    """``invoke``'s results when an input is awaited (``engine.Awaited``): awaited arrays
+    whose node runs the call later, under this thread's autograd and training flags now."""
+    specs, flags = _out_specs(op, attrs, inputs), (STATE.recording, STATE.training)
+    outs = [_wrap(None, ctx) for _ in specs]
+
+    def call():
+        saved, (STATE.recording, STATE.training) = (STATE.recording, STATE.training), flags
+        try:
+            res = invoke(op, inputs, attrs)
+        finally:
+            STATE.recording, STATE.training = saved
+        for o, r in zip(outs, res if isinstance(res, list) else [res]):
+            o._data, o._ag, o._shared, o._src = r._data, r._ag, r._shared, None
+
+    node = _engine.Deferred(call, inputs)
+    for o, s in zip(outs, specs):
+        o._src = _Awaited(node, s.shape, s.dtype)
+        if type(inputs[0]) is not NDArray and isinstance(inputs[0], NDArray):
+            o.__class__ = type(inputs[0])
+    return outs[0] if len(outs) == 1 else outs
 
 
 def _donation(out, inputs):
@@ -919,60 +954,19 @@ def _broadcastable(src, dst):
     return all(s in (1, d) for s, d in zip(src[::-1], dst[::-1]))
 
 
-# ---- index planning ---------------------------------------------------------------------
 def _index_plan(shape, key, ctx):
-    """('view', offset, shape, frozen, arrays) for a contiguous basic key, else ('copy', frozen, arrays).
-
-    MXNet's rule: basic indexing (ints, step-1 slices, ...) that selects one
-    contiguous block of the row-major buffer is a view; anything else copies.
-    """
-    if not isinstance(key, tuple):
-        key = (key,)
-    arrays, frozen, basic = [], [], True
-    for k in key:
-        if isinstance(k, NDArray):
-            frozen.append(("a", len(arrays))); arrays.append(k); basic = False
-        elif isinstance(k, (list, tuple, np.ndarray)):  # a tuple inside the key: a sequence
-            arr = np.asarray(k)
-            if arr.dtype == object:
-                raise IndexError(f"unsupported index {k!r}")
-            if arr.dtype == np.bool_:
-                arr = arr.astype(np.int64)
-            frozen.append(("a", len(arrays)))
-            arrays.append(_wrap(_transfer.to_device(arr, ctx.jax_device()), ctx))
-            basic = False
-        elif isinstance(k, slice):
-            frozen.append(("s", _int_or_none(k.start), _int_or_none(k.stop), _int_or_none(k.step)))
-        elif k is Ellipsis:
-            frozen.append("...")
-        elif k is None:
-            frozen.append(None)
-        elif isinstance(k, (numbers.Integral, np.integer)):
-            frozen.append(int(k))
-        else:
-            raise IndexError(f"NDArray does not support index of type {type(k).__name__}")
-    frozen = tuple(frozen)
-    if basic:
-        return _basic_plan(shape, frozen) + (frozen, arrays)
-    return ("copy", frozen, arrays)
+    return _plan_index(shape, key, _is_ndarray,
+                       lambda a: _wrap(_transfer.to_device(a, ctx.jax_device()), ctx))
 
 
-def _int_or_none(v):
-    if v is None:
-        return None
-    if isinstance(v, NDArray):
-        v = int(v)
-    return int(v.__index__())
+def _is_ndarray(x):
+    return isinstance(x, NDArray)
 
 
 _FULL = slice(None)
-_OP_CAST = registry.get("Cast")
-_OP_RESHAPE = registry.get("Reshape")
-_OP_GETITEM = registry.get("_getitem")
-_OP_SETITEM = registry.get("_setitem")
-_VIEW_READ = registry.get("_view_read")
-_VIEW_WRITE = registry.get("_view_write")
-_OP_DOT = registry.get("dot")
+(_OP_CAST, _OP_RESHAPE, _OP_GETITEM, _OP_SETITEM, _VIEW_READ, _VIEW_WRITE, _OP_DOT, _OP_COPYTO) = (
+    registry.get(n) for n in ("Cast", "Reshape", "_getitem", "_setitem", "_view_read",
+                              "_view_write", "dot", "_copyto"))
 (_OP_BADD, _OP_BSUB, _OP_BMUL, _OP_BDIV, _OP_BMOD, _OP_BPOW, _OP_BEQ, _OP_BNE, _OP_BGT, _OP_BGE,
  _OP_BLT, _OP_BLE) = (registry.get("broadcast_" + n) for n in (
     "add", "sub", "mul", "div", "mod", "power", "equal", "not_equal", "greater", "greater_equal",

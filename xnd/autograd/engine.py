@@ -34,9 +34,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..base import MXNetError
+from ..engine import awaited_node
 from ..ndarray import STATE, _wrap
 from ..lowering import xla_options
 from ..lowering.dtypes import NOT_REAL_ERRORS, as_real, real_run
+from . import devices
 from .tape import ExtNode, OpNode, grad_req, live_entry, var_entry
 
 NOT_IN_GRAPH_MSG = ("Cannot differentiate node because it is not in a computational graph. You need "
@@ -389,6 +391,8 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
     for h in heads:
         if not isinstance(h, NDArray):
             raise TypeError(f"heads must be NDArrays, got {type(h).__name__}")
+        if h._data is None and awaited_node(h) is not None:
+            h._val()  # a head behind a SyncBatchNorm barrier: its call records it now
         e = live_entry(h)
         if e is None:
             if grad_req(h) is None:
@@ -405,6 +409,19 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
                                  "because it does not require gradient.")
 
     ops, exts = _collect(hentries)
+    if (variables is None and not create_graph and devices.several(ops, exts)
+            and devices.meet(heads, head_grads, ops, lambda hs, hgs: run(
+                hs, hgs, None, retain_graph, False, train_mode))):
+        return None  # the devices' backward calls met; one ran them all
+    gather = None  # several devices: one backward per device, or all on the first head's
+    if devices.several(ops, exts):
+        parts = devices.split(hentries, ops, exts)
+        if len(parts) > 1 and variables is None and not create_graph:
+            for idx, _ in parts:
+                run([heads[i] for i in idx], [head_grads[i] for i in idx], None, retain_graph,
+                    False, train_mode)
+            return None
+        gather = heads[0]._ctx.jax_device() if parts[0][1] is None else None
     epos = {n.id: k for k, n in enumerate(exts)}
     opos = {n.id: k for k, n in enumerate(ops)}
 
@@ -475,7 +492,8 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
             out_vals = [n.outs for n in ops]
             if any(v is None or v.is_deleted() for o in out_vals for v in o):
                 mode, out_vals = "replay", ()  # a forward value is gone: recompute it
-        grads, aux = _jitted(plan, mode)(ext_vals, out_vals, dyn_vals, hg_vals, olds)
+        args = (ext_vals, out_vals, dyn_vals, hg_vals, olds)
+        grads, aux = _jitted(plan, mode)(*(args if gather is None else devices.to(gather, args)))
         STATS["calls"] += 1
         if has_func:  # Function.backward runs in a host callback: finish it under these flags
             grads = jax.block_until_ready(grads)
@@ -488,6 +506,9 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
     finally:
         STATE.recording, STATE.training = prev
 
+    if gather is not None:
+        grads = [devices.back(g, t) for g, t in zip(grads, targets)]
+        aux = [devices.back(v, exts[k].handle) for k, v in zip(aux_plan(plan)[1], aux)]
     if aux:
         for k, v in zip(aux_plan(plan)[1], aux):
             h = exts[k].handle

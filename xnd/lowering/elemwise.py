@@ -268,6 +268,14 @@ for _names, _f in UNARY_ANY.items():
     register(*_names, elementwise=True)(_unary(_f))
 
 
+@register("_copyto")
+def copyto(data):
+    """MXNet's CopyFromTo (``x.copyto(ctx)``, ``as_in_context``): the values unchanged.
+    NDArray.copyto moves the buffer to the other device itself and records this op, so that a
+    gradient flows back across devices, as MXNet's autograd does (autograd/devices.py)."""
+    return data
+
+
 @register("smooth_l1")
 def smooth_l1(data, *, scalar: Float = 1.0):
     """f(x) = 0.5 (sigma x)^2 if |x| < 1/sigma^2 else |x| - 0.5/sigma^2, sigma = ``scalar``."""

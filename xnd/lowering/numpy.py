@@ -678,7 +678,7 @@ def _host_node(name):
         (1, "return_index"), (2, "return_inverse"), (3, "return_counts")))}.get(name)
     register(f"_npi_{name}", num_outputs=(lambda attrs: count(*_literal(attrs["call"])))
              if count else 1)(fn)
-    _get_op(f"_npi_{name}").data_dependent = True
+    _get_op(f"_npi_{name}").imperative = True
 
 
 for _n in HOST_FUNCS:

@@ -47,7 +47,7 @@ class Op:
                  "rng", "train", "num_visible", "aux", "_kernels", "default_key", "doc",
                  "num_outputs", "output_names", "aux_update", "param_shapes", "optional", "check",
                  "kernel_check", "input_init", "loss", "mutates", "tuned", "convolutional", "extra",
-                 "input_names", "elementwise", "data_dependent",
+                 "input_names", "elementwise", "imperative",
                  "__weakref__")
 
     def __init__(self, name, fn, aliases=(), num_visible=None, aux=(), num_outputs=1,
@@ -71,9 +71,10 @@ class Op:
         self.tuned = name in _TUNED
         # XLA's classic fusion when training (xla_options.classic_fusion)
         self.convolutional = name in _TUNED
-        # the output's shape depends on the input values (np.unique): no compiled graph can
-        # hold it, so a hybridized block holding it runs imperatively (gluon/block.py)
-        self.data_dependent = False
+        # True, or callable(parsed attrs): no compiled graph can hold it, so a hybridized block
+        # holding it runs imperatively (gluon/block.py): np.unique's output shape depends on
+        # the values; a cross-device SyncBatchNorm waits for the other devices' calls
+        self.imperative = False
         self.inputs, self.params, self.variadic = [], {}, False
         self.rng = self.train = False
         self.optional = set()  # inputs with a None default (bias when no_bias, ...)

@@ -1,15 +1,23 @@
 """``_contrib_SyncBatchNorm``: BatchNorm whose batch statistics MXNet reduces over the ``ndev``
-devices that share ``key``. xnd runs one such operator per device program, so its numbers
-are BatchNorm's over the data it sees (MXNet's on one device); the moving statistics,
-gradients, fix_gamma and use_global_stats behave as BatchNorm's. Its third output is the batch
-variance, where BatchNorm's is 1 / sqrt(var + eps): MXNet's SyncBatchNorm gives that.
+devices that share ``key``. With ``ndev`` 1 (and outside training) its numbers are BatchNorm's;
+its third output is the batch variance, where BatchNorm's is 1 / sqrt(var + eps), as MXNet's.
+
+With ``ndev`` > 1 in training, each device's call waits for the others (MXNet's barrier); the
+eager rendezvous is ``frontend/ndarray/_sync_batchnorm.py``, which runs the three pieces below:
+``MOMENTS`` on each device (E[x] and E[x^2] per channel, each a sum times 1/count), ``COMBINE``
+on the first device (MXNet's average of the devices' moments, var = E[x^2] - mean^2), and
+``DEVICE_PART`` on each device (its normalization, (x - mean) / sqrt(var + eps) * gamma + beta,
+and its moving statistics' update in the backward pass). Each is an eager, recorded op, so
+autograd differentiates through the shared statistics: the data gradients are MXNet's
+cross-device ones, gamma's and beta's each device's own sums, as MXNet's.
 """
 import jax.numpy as jnp
 
 from .attrs import Bool, Float, Int, Str
 from .nn_common import param_shapes_from
-from .norm import _BN_SHAPES, _GB, _bn_visible, batch_norm, batchnorm_aux_update
-from .registry import register
+from .norm import (_BN_SHAPES, _GB, _bn_visible, batch_norm, batchnorm_aux_update,
+                   batchnorm_moving_update)
+from .registry import Op, get, register
 
 
 def _invstd(var, eps):
@@ -38,3 +46,43 @@ def sync_batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps: Float = 
 
 
 sync_batch_norm.infer_shapes = _BN_SHAPES
+get("_contrib_SyncBatchNorm").imperative = lambda attrs: attrs["ndev"] > 1  # the devices meet
+
+
+def _channels(v, ndim):
+    return v.reshape((1, -1) + (1,) * (ndim - 2))
+
+
+def _moments(data):
+    """One device's (E[x], E[x^2]) per channel (axis 1)."""
+    axes = (0,) + tuple(range(2, data.ndim))
+    scale = jnp.asarray(data.shape[1] / data.size if data.size else 0, data.dtype)
+    return jnp.sum(data, axes) * scale, jnp.sum(data * data, axes) * scale
+
+
+def _combine(*moments):
+    """The devices' (E[x], E[x^2]) pairs -> (mean, var), each averaged over the devices."""
+    scale = jnp.asarray(2 / len(moments), moments[0].dtype)
+    mean = sum(moments[2::2], moments[0]) * scale
+    sq = sum(moments[3::2], moments[1]) * scale
+    return mean, sq - mean * mean
+
+
+def _device_part(data, gamma, beta, moving_mean, moving_var, mean, var, *, eps: Float = 1e-3,
+                 fix_gamma: Bool = True, momentum: Float = 0.9):
+    """One device's output with the shared statistics; returns (out, mean, var)."""
+    nd = data.ndim
+    g = jnp.ones_like(gamma) if fix_gamma else gamma
+    out = (data - _channels(mean, nd)) / jnp.sqrt(_channels(var, nd) + jnp.asarray(eps, var.dtype))
+    return out * _channels(g, nd) + _channels(beta, nd), mean, var
+
+
+def _device_part_aux(attrs, inputs, outputs):
+    return batchnorm_moving_update(inputs[3], inputs[4], inputs[5], inputs[6],
+                                   attrs.get("momentum", 0.9))
+
+
+MOMENTS = Op("_contrib_SyncBatchNorm", _moments, num_outputs=2)
+COMBINE = Op("_contrib_SyncBatchNorm", _combine, num_outputs=2)
+DEVICE_PART = Op("_contrib_SyncBatchNorm", _device_part, aux=("moving_mean", "moving_var"),
+                 num_outputs=3, aux_update=_device_part_aux)

@@ -487,7 +487,8 @@ class HybridBlock(Block):
 
     def _call_cached_op(self, *args):
         if self._cached_op is None:
-            if any(n.op is not None and n.op.data_dependent
+            if any(n.op is not None and n.op.imperative and (n.op.imperative is True or
+                                                             n.op.imperative(n.params()))
                    for n in self._get_graph(*args)[1]._nodes()):
                 return self._imperative(*args)
             self._build_cache(*args)

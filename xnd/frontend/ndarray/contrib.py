@@ -8,6 +8,7 @@ from ... import _nest
 from ...lowering import registry as _registry
 from ...ndarray import NDArray as _NDArray, invoke as _invoke
 from ...op_function import op_function as _op_function
+from ._sync_batchnorm import SyncBatchNorm  # noqa: F401  (waits for the other devices)
 
 _PREFIX = "_contrib_"
 

@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from .... import context
 from ..block import Block, HybridBlock
 from ..utils import _indent
 from .activations import Activation
@@ -196,7 +197,9 @@ BatchNormReLU = _batch_norm_class("BatchNormReLU", True, """BatchNorm followed b
 
 
 class SyncBatchNorm(BatchNorm):
-    """Cross-device BatchNorm (gluon.contrib.nn): on one device, plain BatchNorm."""
+    """Cross-device BatchNorm (gluon.contrib.nn): ``contrib.SyncBatchNorm`` with ``ndev`` =
+    ``num_devices`` (default: the number of GPUs, at least 1, with MXNet's warning) and the
+    block's prefix as ``key``, so that the calls on each device share the batch statistics."""
 
     def __init__(self, in_channels=0, num_devices=None, momentum=0.9, epsilon=1e-5, center=True,
                  scale=True, use_global_stats=False, beta_initializer="zeros",
@@ -205,7 +208,18 @@ class SyncBatchNorm(BatchNorm):
         super().__init__(1, momentum, epsilon, center, scale, use_global_stats,
                          beta_initializer, gamma_initializer, running_mean_initializer,
                          running_variance_initializer, in_channels, **kwargs)
+        if num_devices is None:
+            warnings.warn("Caution using SyncBatchNorm: if not using all the GPUs, please "
+                          "mannually set num_devices", UserWarning)
+            num_devices = max(context.num_gpus(), 1)
         self._num_devices = num_devices
+        self._kwargs = {"eps": epsilon, "momentum": momentum, "fix_gamma": not scale,
+                        "use_global_stats": use_global_stats, "ndev": num_devices,
+                        "key": self.prefix}
+
+    def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
+        return F.contrib.SyncBatchNorm(x, gamma, beta, running_mean, running_var, name="fwd",
+                                       **self._kwargs)
 
     def _alias(self):
         return "syncbatchnorm"
