@@ -28,6 +28,8 @@ from .utils import (HookHandle, _brief_print_list, _check_all_np_ndarrays,
                     shape_is_known)
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
+_BUILDING = threading.RLock()  # a hybridized block's graph and program are made once
+
 
 def _nd():
     from .. import ndarray as nd
@@ -487,11 +489,15 @@ class HybridBlock(Block):
 
     def _call_cached_op(self, *args):
         if self._cached_op is None:
-            if any(n.op is not None and n.op.imperative and (n.op.imperative is True or
-                                                             n.op.imperative(n.params()))
-                   for n in self._get_graph(*args)[1]._nodes()):
+            with _BUILDING:  # each device's thread may make its first call at once
+                imperative = self._cached_op is None and any(
+                    n.op is not None and n.op.imperative and (
+                        n.op.imperative is True or n.op.imperative(n.params()))
+                    for n in self._get_graph(*args)[1]._nodes())
+                if not imperative and self._cached_op is None:
+                    self._build_cache(*args)
+            if imperative:
                 return self._imperative(*args)
-            self._build_cache(*args)
         flat, fmt = _flatten(args, "input")
         if fmt != self._in_format and not _same_but_trailing_none(fmt, self._in_format):
             # MXNet's message names the two formats the other way round; kept as it reads
