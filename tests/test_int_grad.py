@@ -47,3 +47,32 @@ def test_executor_int_argument_gradient():
     np.testing.assert_array_equal(exe.outputs[0].asnumpy(), [[1, -2], [3, 9]])
     assert exe.grad_arrays[0].dtype == np.int32
     np.testing.assert_array_equal(exe.grad_arrays[0].asnumpy(), [[1, -2], [3, 9]])
+
+
+class _TopkDecoder(mx.gluon.HybridBlock):
+    """GluonCV CenterNetDecoder's index math: topk indices cast to int64, divided by the
+    int64 product of shape_array entries (integer division)."""
+
+    def hybrid_forward(self, F, x):
+        _, _, h, w = x.shape_array().split(num_outputs=4, axis=0)
+        scores, indices = x.reshape((0, -1)).topk(k=3, ret_typ="both")
+        classes = F.cast(F.broadcast_div(F.cast(indices, "int64"), h * w), "float32")
+        return scores + classes
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_cast_to_int_meets_a_true_int_under_record(hybridize):
+    """Recorded and differentiated (checked on MXNet 1.9.1): the index math stays integer,
+    the gradient reaches the top-k scores only."""
+    net = _TopkDecoder()
+    if hybridize:
+        net.hybridize()
+    x = mx.nd.array(np.arange(18).reshape(1, 2, 3, 3)[:, :, ::-1] % 7)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = net(x)
+    y.backward()
+    np.testing.assert_array_equal(y.asnumpy(), [[7, 6, 5]])
+    want = np.zeros((1, 2, 3, 3), np.float32)
+    want[0, 0, 0, 0] = want[0, 0, 1, 2] = want[0, 1, 1, 1] = 1
+    np.testing.assert_array_equal(x.grad.asnumpy(), want)
