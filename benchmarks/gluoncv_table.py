@@ -12,7 +12,10 @@ For each model (``pretrained=False, pretrained_base=False``) a fresh child proce
   1 build    build, initialize (Xavier, seed 0), one forward to settle deferred shapes
   2 infer    forward in inference mode
   3 hybrid   hybridize, forward again
-  4 train    one recorded step in training mode: softmax cross entropy for classifiers,
+  4 train    one recorded step in training mode (when xnd and MXNet differ by more than the
+             tolerance, xnd is also compared with the same step in MXNet's float64: the cell
+             is ok when xnd's float32 is that close to it, and quotes MXNet's own float32
+             distance from it, which reaches 1e-1 on some models): softmax cross entropy for classifiers,
              the mean of every output for the others (predict mode for YOLOv3 / Faster R-CNN,
              whose training forward needs targets); loss and every parameter's gradient
              (a gradient's scale is at least 1e-3 of the largest gradient's; the cell names
@@ -98,6 +101,21 @@ def _build(mx, name, spec):
         return model_zoo.get_model(name, pretrained=False, **kwargs)
 
 
+_BN_DEFAULTS = {"gamma": "ones", "beta": "zeros", "moving_mean": "zeros", "moving_var": "ones",
+                "running_mean": "zeros", "running_var": "ones"}
+
+
+def _untag_batchnorm_xavier(net):
+    """GluonCV's FeatureExpander (ssd_512_resnet50_v1_voc) is a SymbolBlock whose BatchNorm
+    vectors have no initializer of their own, so ``initialize(Xavier())`` reaches them, which
+    MXNet 1.9.1 refuses as xnd does ("Xavier initializer cannot be applied to vector"): give
+    those BatchNorm's own initializers, on both sides."""
+    for name, p in net.collect_params().items():
+        suffix = next((s for s in _BN_DEFAULTS if name.endswith("_" + s)), None)
+        if suffix and p.init is None:
+            p.init = _BN_DEFAULTS[suffix]
+
+
 def _params(net):
     """Structural name -> Parameter (the names load_parameters matches)."""
     return net._collect_params_with_prefix()
@@ -136,6 +154,7 @@ def child(args):
         mx.random.seed(0)
         net = _build(mx, args.model, spec)
         _zero_dropout(net)
+        _untag_batchnorm_xavier(net)
         net.initialize(mx.init.Xavier())
         net(x)  # settles deferred shapes
         if args.side == "mxnet" or not os.path.exists(param_file):
@@ -168,16 +187,16 @@ def child(args):
 
     saved["export"] = step("export", export)
 
-    def train():
+    def train(x=x, dtype="float32"):
         mode = spec.get("train", "train")
         with autograd.record(train_mode=(mode == "train")):
             outs = _flatten(net(x))
             if spec["kind"] == "cls":
                 n, classes = outs[0].shape[:2]
-                label = mx.nd.array(np.arange(n) % classes)
+                label = mx.nd.array(np.arange(n) % classes, dtype=dtype)
                 loss = gluon.loss.SoftmaxCrossEntropyLoss()(outs[0], label).mean()
             else:
-                loss = sum(o.astype("float32").mean() for o in outs if o.dtype != np.int32)
+                loss = sum(o.astype(dtype).mean() for o in outs if o.dtype != np.int32)
         loss.backward()
         grads = {"loss": np.asarray(loss.asnumpy(), dtype=np.float64).reshape(-1)}
         for key, p in sorted(_params(net).items()):
@@ -186,6 +205,12 @@ def child(args):
         return grads
 
     saved["train"] = step("train", train)
+    if args.side == "mxnet" and saved["train"] is not None:
+        def train64():  # the step's exact numbers (up to float64 rounding), MXNet's float64
+            net.cast("float64")
+            return train(x.astype("float64"), "float64")
+
+        saved["train64"] = step("train64", train64)
     return result, saved
 
 
@@ -283,6 +308,14 @@ def run_model(model, args):
                 cells.append("ref FAIL " + (ref.get("_error") or r.get("error", "?")))
                 continue
             err = _rel_err(_load(work, "xnd", label), _load(work, "mxnet", label))
+            if label == "train" and err is not None and err[0] > TOL:
+                exact = _load(work, "mxnet", "train64")
+                err64 = _rel_err(_load(work, "xnd", label), exact)
+                if err64 is not None and err64[0] <= TOL:  # MXNet's float32 is the one off
+                    mx32 = _rel_err(_load(work, "mxnet", label), exact)
+                    cells.append(f"ok {err64[0]:.1e} vs MXNet float64 (MXNet float32: "
+                                 f"{mx32[0]:.1e})")
+                    continue
         else:
             base = {"hybrid": "infer", "export": "hybrid"}.get(label)
             err = _rel_err(_load(work, "xnd", label), _load(work, "xnd", base)) if base else "n/a"

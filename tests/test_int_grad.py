@@ -51,13 +51,17 @@ def test_executor_int_argument_gradient():
 
 class _TopkDecoder(mx.gluon.HybridBlock):
     """GluonCV CenterNetDecoder's index math: topk indices cast to int64, divided by the
-    int64 product of shape_array entries (integer division)."""
+    int64 product of shape_array entries (integer division), concatenated with an int64 cast
+    of an arange."""
 
     def hybrid_forward(self, F, x):
         _, _, h, w = x.shape_array().split(num_outputs=4, axis=0)
         scores, indices = x.reshape((0, -1)).topk(k=3, ret_typ="both")
-        classes = F.cast(F.broadcast_div(F.cast(indices, "int64"), h * w), "float32")
-        return scores + classes
+        indices = F.cast(indices, "int64")
+        classes = F.cast(F.broadcast_div(indices, h * w), "float32")
+        rows = F.cast(F.arange(8).slice_like(indices.reshape(-1), axes=(0,)), "int64")
+        both = F.concat(rows, indices.reshape(-1), dim=0)  # an int64 Concat of the two kinds
+        return F.broadcast_add(scores + classes, F.cast(both.sum(), "float32"))
 
 
 @pytest.mark.parametrize("hybridize", [False, True])
@@ -72,7 +76,7 @@ def test_cast_to_int_meets_a_true_int_under_record(hybridize):
     with mx.autograd.record():
         y = net(x)
     y.backward()
-    np.testing.assert_array_equal(y.asnumpy(), [[7, 6, 5]])
+    np.testing.assert_array_equal(y.asnumpy(), [[28, 27, 26]])
     want = np.zeros((1, 2, 3, 3), np.float32)
     want[0, 0, 0, 0] = want[0, 0, 1, 2] = want[0, 1, 1, 1] = 1
     np.testing.assert_array_equal(x.grad.asnumpy(), want)

@@ -95,6 +95,22 @@ def real_run():
         REAL_RUN.active = was
 
 
+def real_ints(*arrays):
+    """``arrays`` of one operator, where under ``real_run`` an integer cast's float stand-in
+    meets a true integer (``shape_array``, ``arange(dtype='int64')``): the float ones go back
+    to that integer dtype (truncated, no gradient), so the op computes as MXNet's (integer
+    division, an int64 Concat in GluonCV CenterNet's decoder). Outside it: ``arrays``."""
+    if not REAL_RUN.active or len({a.dtype for a in arrays}) < 2:
+        return arrays
+    ints = [a.dtype for a in arrays if np.issubdtype(a.dtype, np.integer)]
+    if not ints or len(ints) == len(arrays):
+        return arrays
+    import jax
+    import jax.numpy as jnp
+    return tuple(a if np.issubdtype(a.dtype, np.integer)
+                 else jax.lax.stop_gradient(jnp.trunc(a)).astype(ints[0]) for a in arrays)
+
+
 # what an operator raises when it insists on integer inputs (then they get no gradient)
 NOT_REAL_ERRORS = (TypeError, ValueError, MXNetError)
 

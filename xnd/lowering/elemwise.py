@@ -14,7 +14,7 @@ from jax import lax
 
 from ..base import MXNetError
 from .attrs import Float, Int
-from .dtypes import REAL_RUN, same_dtype
+from .dtypes import real_ints, same_dtype
 from .registry import Dynamic, register
 
 
@@ -118,23 +118,9 @@ def broadcast_shape(op, a, b):
             from None
 
 
-def _operands(lhs, rhs):
-    """While a graph is traced for its gradient (``dtypes.real_run``) an integer cast keeps
-    the float dtype; meeting a true integer (``shape_array``, ``arange(dtype='int64')``), the
-    float one goes back to that integer dtype: the op then computes as MXNet's (integer
-    division in GluonCV's CenterNet decoder), without a gradient through the index math."""
-    if REAL_RUN.active and lhs.dtype != rhs.dtype:
-        lint, rint = (jnp.issubdtype(a.dtype, jnp.integer) for a in (lhs, rhs))
-        if lint != rint:
-            to = (lhs if lint else rhs).dtype
-            back = lax.stop_gradient(jnp.trunc(rhs if lint else lhs)).astype(to)
-            return (lhs, back) if lint else (back, rhs)
-    return lhs, rhs
-
-
 def _same_shape(name, f):
     def op(lhs, rhs):
-        lhs, rhs = _operands(lhs, rhs)
+        lhs, rhs = real_ints(lhs, rhs)
         same_dtype(name, lhs, rhs)
         if lhs.shape != rhs.shape:
             raise MXNetError(f"{name}: shapes must be equal, got {lhs.shape} and {rhs.shape} "
@@ -145,7 +131,7 @@ def _same_shape(name, f):
 
 def _broadcast(name, f):
     def op(lhs, rhs):
-        lhs, rhs = _operands(lhs, rhs)
+        lhs, rhs = real_ints(lhs, rhs)
         same_dtype(name, lhs, rhs)
         broadcast_shape(name, lhs, rhs)
         return f(lhs, rhs)
@@ -316,6 +302,7 @@ def identity_with_attr_like_rhs(lhs, rhs):
 @register("add_n", "ElementWiseSum", "_sum", param_shapes=same_shapes)
 def add_n(*args, num_args: Int = None):
     """Sum of any number of same-shape, same-dtype arrays."""
+    args = real_ints(*args)
     same_dtype("add_n", *args)
     out = args[0]
     for a in args[1:]:

@@ -10,7 +10,7 @@ from jax import lax
 from ..base import MXNetError
 from ..semantics import is_np_shape
 from .attrs import Bool, Dtype, Int, IntOrShape, OptShape, Shape, optional
-from .dtypes import REAL_RUN, same_dtype
+from .dtypes import REAL_RUN, real_ints, same_dtype
 from .elemwise import same_shapes
 from .registry import register
 
@@ -242,12 +242,14 @@ def _concat_shapes(attrs, shapes):
 
 @register("Concat", "concat", param_shapes=_concat_shapes)
 def concat(*data, dim: Int = 1, num_args: Int = None):
+    data = real_ints(*data)
     same_dtype("Concat", *data)
     return jnp.concatenate(data, axis=dim)
 
 
 @register("stack")
 def stack(*data, axis: Int = 0, num_args: Int = None):
+    data = real_ints(*data)
     same_dtype("stack", *data)
     return jnp.stack(data, axis=axis)
 
@@ -413,6 +415,7 @@ def _where_shapes(attrs, shapes):
 @register("where", param_shapes=_where_shapes)
 def where(condition, x, y):
     """Same-shape condition, or a 1-D condition of length N selecting whole rows."""
+    x, y = real_ints(x, y)
     same_dtype("where", x, y)
     if x.shape != y.shape:
         raise MXNetError(f"where: x and y must have the same shape, got {x.shape} and {y.shape} "
