@@ -13,9 +13,11 @@ For each model (``pretrained=False, pretrained_base=False``) a fresh child proce
   2 infer    forward in inference mode
   3 hybrid   hybridize, forward again
   4 train    one recorded step in training mode (when xnd and MXNet differ by more than the
-             tolerance, xnd is also compared with the same step in MXNet's float64: the cell
-             is ok when xnd's float32 is that close to it, and quotes MXNet's own float32
-             distance from it, which reaches 1e-1 on some models): softmax cross entropy for classifiers,
+             tolerance, both are compared with the same step in MXNet's float64, which xnd's
+             float64 matches to 1e-12: on small batches a float32 step is ill-conditioned,
+             MXNet's own float32 gradients lie up to 2e-1 from it, so the cell is ok when
+             xnd's float32 lies within the tolerance of it or at most EXACT_RATIO times as
+             far as MXNet's float32, and quotes both distances): softmax cross entropy for classifiers,
              the mean of every output for the others (predict mode for YOLOv3 / Faster R-CNN,
              whose training forward needs targets); loss and every parameter's gradient
              (a gradient's scale is at least 1e-3 of the largest gradient's; the cell names
@@ -36,6 +38,7 @@ import time
 import traceback
 
 TOL = 1e-4
+EXACT_RATIO = 2.0  # train cell: xnd's float32 at most this much farther from the exact step
 CLS = {"size": (1, 3, 224, 224), "kind": "cls"}
 # model -> input shape, kind, extra get_model kwargs, training mode
 MODELS = {
@@ -236,6 +239,23 @@ def _load(work, side, key):
         return {k: z[k] for k in z.files}
 
 
+def _detections_in_order(arrays):
+    """A detector's outputs (``(1, N, k)`` each: ids, scores, boxes) with each one's rows
+    sorted: two boxes whose scores tie to float rounding (1e-8 apart among faster_rcnn's
+    6,000) may leave the NMS in either order, which swaps their rows in every output. (This
+    compares each output as a set of rows, not their alignment.)"""
+    import numpy as np
+    if not arrays:
+        return arrays
+    out = {}
+    for k, v in arrays.items():
+        if v.ndim == 3 and v.shape[0] == 1:
+            rows = v[0]
+            v = rows[np.lexsort(rows.T[::-1])][None]
+        out[k] = v
+    return out
+
+
 def _rel_err(got, want):
     """(largest max|got-want| / max|want| over the named arrays, its name); None if the
     names or shapes disagree."""
@@ -307,12 +327,16 @@ def run_model(model, args):
                 r = ref.get(label, {})
                 cells.append("ref FAIL " + (ref.get("_error") or r.get("error", "?")))
                 continue
-            err = _rel_err(_load(work, "xnd", label), _load(work, "mxnet", label))
+            got, want = _load(work, "xnd", label), _load(work, "mxnet", label)
+            if MODELS[model]["kind"] == "det" and label != "train":
+                got, want = _detections_in_order(got), _detections_in_order(want)
+            err = _rel_err(got, want)
             if label == "train" and err is not None and err[0] > TOL:
                 exact = _load(work, "mxnet", "train64")
                 err64 = _rel_err(_load(work, "xnd", label), exact)
-                if err64 is not None and err64[0] <= TOL:  # MXNet's float32 is the one off
-                    mx32 = _rel_err(_load(work, "mxnet", label), exact)
+                mx32 = _rel_err(_load(work, "mxnet", label), exact)
+                if err64 is not None and mx32 is not None and \
+                        err64[0] <= max(TOL, EXACT_RATIO * mx32[0]):
                     cells.append(f"ok {err64[0]:.1e} vs MXNet float64 (MXNet float32: "
                                  f"{mx32[0]:.1e})")
                     continue
