@@ -39,6 +39,8 @@ import traceback
 
 TOL = 1e-4
 EXACT_RATIO = 2.0  # train cell: xnd's float32 at most this much farther from the exact step
+EXACT_TRUSTED = 0.5  # ... where MXNet's float32 is this close to its float64 (a model whose
+#                      float64 cast takes another path, CenterNet's decoder, is not compared)
 CLS = {"size": (1, 3, 224, 224), "kind": "cls"}
 # model -> input shape, kind, extra get_model kwargs, training mode
 MODELS = {
@@ -335,7 +337,7 @@ def run_model(model, args):
                 exact = _load(work, "mxnet", "train64")
                 err64 = _rel_err(_load(work, "xnd", label), exact)
                 mx32 = _rel_err(_load(work, "mxnet", label), exact)
-                if err64 is not None and mx32 is not None and \
+                if err64 is not None and mx32 is not None and mx32[0] <= EXACT_TRUSTED and \
                         err64[0] <= max(TOL, EXACT_RATIO * mx32[0]):
                     cells.append(f"ok {err64[0]:.1e} vs MXNet float64 (MXNet float32: "
                                  f"{mx32[0]:.1e})")
