@@ -331,22 +331,3 @@ def test_usage(args):
 def test_help():
     res = _python(["-m", "xnd", "--help"])
     assert res.returncode == 0 and "usage: python -m xnd" in res.stdout
-
-
-def test_numpy_aliases_of_builtins_come_back():
-    """MXNet-era code writes ``np.float`` (removed in NumPy 1.24, MXNet 1.9.1 ran before):
-    ``import mxnet`` puts back the missing aliases and replaces none that exist."""
-    code = textwrap.dedent("""
-        import numpy as np
-        had = {n: n in np.__dict__ for n in ("float", "int", "object", "str", "long")}
-        before_long = np.__dict__.get("long")
-        import mxnet
-        assert np.float is float and np.int is int and np.object is object and np.str is str
-        assert np.array([1, 2], dtype=np.float).dtype == np.float64
-        assert np.__dict__.get("long") is (before_long if had["long"] else int)
-        print("ok")
-    """)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.strip() == "ok"

@@ -203,20 +203,6 @@ def _mxnet_names(xnd_name):
             yield name
 
 
-# NumPy's aliases of the builtins, removed in NumPy 1.24, which MXNet-era code (GluonCV
-# 0.10.5's anchor generators: ``np.array(sizes, dtype=np.float)``) still writes: MXNet 1.9.1
-# ran on NumPy < 1.24. ``import mxnet`` puts back those that are missing (never replacing one).
-NUMPY_ALIASES = {"float": float, "int": int, "bool": bool, "object": object, "str": str,
-                 "complex": complex, "long": int, "unicode": str}
-
-
-def _restore_numpy_aliases():
-    import numpy
-    for name, builtin in NUMPY_ALIASES.items():
-        if name not in numpy.__dict__:
-            setattr(numpy, name, builtin)
-
-
 def alias_mxnet():
     """Make ``import mxnet`` and every ``mxnet.*`` submodule resolve to xnd.
 
@@ -234,7 +220,6 @@ def alias_mxnet():
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
     sys.meta_path.insert(0, _FINDER)
-    _restore_numpy_aliases()
     for mxnet_name in ["mxnet"] + sorted(provided_modules(), key=lambda n: n.count(".")):
         try:
             module = _import_xnd(mxnet_name)
