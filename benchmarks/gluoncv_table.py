@@ -128,9 +128,12 @@ def _params(net):
 
 def child(args):
     import numpy as np
-    if args.side == "xnd":
+    if args.side == "xnd":  # as `xnd run` would run a GluonCV script
         import xnd.compat
+        from xnd.porting import numpy1
         xnd.compat.alias_mxnet()
+        if numpy1.enabled():
+            numpy1.restore_aliases()  # GluonCV's anchor generators write np.float
     import mxnet as mx
     from mxnet import autograd, gluon
 
