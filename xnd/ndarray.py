@@ -32,7 +32,7 @@ from .context import Context, current_context
 from .lowering import bucket, host_eval, live_executables, registry
 from .lowering.indexing import index_plan as _plan_index
 from .lowering.dtypes import np_dtype
-from .engine import Awaited as _Awaited, Failed as _Failed, awaited_node as _awaited
+from .engine import Awaited as _Awaited, Failed as _Failed
 
 py_slice = slice  # MXNet's name for the builtin (its module defines an op called slice)
 # MXNet's storage-type codes; xnd arrays are all 'default' (dense)
@@ -330,8 +330,8 @@ class NDArray:
         if isinstance(other, Context):
             if STATE.recording and other == self._ctx:
                 return invoke(registry.get("_copy"), [self], {})
-            failed = _failure(self)
-            if failed is not None:
+            failed = _held(self)
+            if type(failed) is _Failed:
                 return _failed(failed.failure, self.shape, self.dtype, other)
             res = _wrap(copy_buffer(self._val(), other.jax_device()), other)
             if STATE.recording and STATE.record is not None:  # the gradient flows back
@@ -595,10 +595,12 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
             if x is not None:
                 if x._ctx is not ctx:
                     _check_ctx(op.name, first, x)
-                if x._data is None and _failure(x) is not None:
-                    return _fail(op, attrs, inputs, _failure(x).failure, out, ctx)
-                if x._data is None and out is None and not op.mutates and _awaited(x):
-                    return _await(op, attrs, inputs, ctx)
+                if x._data is None:  # a view, or a result held back (failed or awaited)
+                    held = _held(x)
+                    if type(held) is _Failed:
+                        return _fail(op, attrs, inputs, held.failure, out, ctx)
+                    if held is not None and out is None and not op.mutates:
+                        return _await(op, attrs, inputs, ctx)
         vals = [None if x is None else x._val() for x in inputs]
     else:
         ctx = ctx or current_context()
@@ -708,10 +710,10 @@ def _timed(op, inputs, attrs, out, ctx):
     return res
 
 
-def _failure(x):
-    """The ``engine.Failed`` that ``x`` (or the array it views) holds, else None."""
+def _held(x):
+    """The ``engine.Failed`` or ``engine.Awaited`` that ``x`` (or the array it views) holds."""
     root = x if x._base is None else x._base
-    return root._src if root._data is None and type(root._src) is _Failed else None
+    return root._src if root._data is None and type(root._src) in _KNOWN else None
 
 
 def _failed(failure, shape, dtype, ctx):

@@ -409,14 +409,14 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
                                  "because it does not require gradient.")
 
     ops, exts = _collect(hentries)
-    if (variables is None and not create_graph and devices.several(ops, exts)
-            and devices.meet(heads, head_grads, ops, lambda hs, hgs: run(
-                hs, hgs, None, retain_graph, False, train_mode))):
-        return None  # the devices' backward calls met; one ran them all
     gather = None  # several devices: one backward per device, or all on the first head's
     if devices.several(ops, exts):
+        into_grads = variables is None and not create_graph
+        if into_grads and devices.meet(heads, head_grads, ops, lambda hs, hgs: run(
+                hs, hgs, None, retain_graph, False, train_mode)):
+            return None  # the devices' backward calls met; one ran them all
         parts = devices.split(hentries, ops, exts)
-        if len(parts) > 1 and variables is None and not create_graph:
+        if len(parts) > 1 and into_grads:
             for idx, _ in parts:
                 run([heads[i] for i in idx], [head_grads[i] for i in idx], None, retain_graph,
                     False, train_mode)
