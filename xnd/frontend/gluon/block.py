@@ -415,6 +415,7 @@ class HybridBlock(Block):
         self._cached_graph = ()
         self._cached_op = None
         self._cached_op_args = []
+        self._op_by_op = False  # the graph holds an op no program can (Op.imperative)
         self._out_format = None
         self._out_np = None   # the traced outputs' face (None: the inputs', SymbolBlock)
         self._in_format = None
@@ -488,16 +489,17 @@ class HybridBlock(Block):
                              f"{e}") from e
 
     def _call_cached_op(self, *args):
-        if self._cached_op is None:
+        if self._cached_op is None and not self._op_by_op:
             with _BUILDING:  # each device's thread may make its first call at once
-                imperative = self._cached_op is None and any(
-                    n.op is not None and n.op.imperative and (
-                        n.op.imperative is True or n.op.imperative(n.params()))
-                    for n in self._get_graph(*args)[1]._nodes())
-                if not imperative and self._cached_op is None:
-                    self._build_cache(*args)
-            if imperative:
-                return self._imperative(*args)
+                if self._cached_op is None and not self._op_by_op:
+                    self._op_by_op = any(
+                        n.op is not None and n.op.imperative and (
+                            n.op.imperative is True or n.op.imperative(n.params()))
+                        for n in self._get_graph(*args)[1]._nodes())
+                    if not self._op_by_op:
+                        self._build_cache(*args)
+        if self._op_by_op:
+            return self._imperative(*args)
         flat, fmt = _flatten(args, "input")
         if fmt != self._in_format and not _same_but_trailing_none(fmt, self._in_format):
             # MXNet's message names the two formats the other way round; kept as it reads
@@ -523,6 +525,7 @@ class HybridBlock(Block):
         self._cached_graph = ()
         self._cached_op = None
         self._cached_op_args = []
+        self._op_by_op = False
 
     def register_child(self, block, name=None):
         if not isinstance(block, HybridBlock):
