@@ -122,4 +122,37 @@ def net_threads(mx, hybridize=False):
     return res
 
 
-CASES = {"layer": layer, "net_loop": net_loop, "net_threads": net_threads}
+def module(mx):
+    """A symbol with SyncBatchNorm(ndev=2) trained by a Module over cpu(0) and cpu(1): the
+    batch split over the two contexts, whose layers meet (MXNet's executors on two devices).
+    Two SGD steps; the outputs of each, and the parameters and moving statistics after."""
+    data = mx.sym.Variable("data")
+    h = mx.sym.Convolution(data, num_filter=4, kernel=(3, 3), name="conv")
+    h = mx.sym.contrib.SyncBatchNorm(h, ndev=2, key="sbn", fix_gamma=False, momentum=0.8,
+                                     name="sbn")
+    h = mx.sym.FullyConnected(mx.sym.Activation(h, act_type="relu"), num_hidden=3, name="fc")
+    net = mx.sym.SoftmaxOutput(h, name="softmax")
+    rs = np.random.RandomState(5)
+    x = rs.randn(8, 2, 6, 6).astype("float32") * 1.5 + 0.5
+    y = rs.randint(0, 3, 8).astype("float32")
+    mod = mx.mod.Module(net, context=_ctxs(mx))
+    mod.bind(data_shapes=[("data", (8, 2, 6, 6))], label_shapes=[("softmax_label", (8,))])
+    shapes = dict(zip(net.list_arguments(), net.infer_shape(data=(8, 2, 6, 6))[0]))
+    arg = {k: mx.nd.array(rs.uniform(-0.5, 0.5, shapes[k]).astype("float32") + (
+        1.0 if k == "sbn_gamma" else 0.0)) for k in sorted(shapes)
+        if k not in ("data", "softmax_label")}
+    mod.init_params(arg_params=arg, aux_params={
+        "sbn_moving_mean": mx.nd.zeros(4), "sbn_moving_var": mx.nd.ones(4)})
+    mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.1})
+    batch = mx.io.DataBatch([mx.nd.array(x)], [mx.nd.array(y)])
+    res = {}
+    for step in range(2):
+        mod.forward_backward(batch)
+        res[f"module/out/{step}"] = mod.get_outputs()[0].asnumpy()
+        mod.update()
+    args, auxs = mod.get_params()
+    res.update({f"module/{k}": v.asnumpy() for k, v in list(args.items()) + list(auxs.items())})
+    return res
+
+
+CASES = {"layer": layer, "net_loop": net_loop, "net_threads": net_threads, "module": module}

@@ -33,11 +33,20 @@ def _close(res, golden_prefix=None):
         np.testing.assert_allclose(v, g, rtol=1e-5, atol=1e-5 * (np.abs(g).max() + 1), err_msg=k)
 
 
+_NO_HYBRID = ("layer", "module")
+
+
 @pytest.mark.parametrize("name", ["layer", "net_loop", "net_threads"])
 @pytest.mark.parametrize("hybridize", [False, True])
 def test_against_mxnet(name, hybridize):
     fn = cases.CASES[name]
-    _close(fn(mx) if name == "layer" else fn(mx, hybridize))
+    _close(fn(mx) if name in _NO_HYBRID else fn(mx, hybridize))
+
+
+def test_module_over_two_contexts_meets_as_mxnet():
+    """A Module over cpu(0) and cpu(1) (one JAX device here: its slices run as one vmap whose
+    SyncBatchNorm layers meet) trains with MXNet's statistics across the batch."""
+    _close(cases.module(mx))
 
 
 @pytest.mark.parametrize("hybridize", [False, True])
@@ -53,7 +62,7 @@ def _two_device_worker():
     out = {}
     for hybridize in (False, True):
         for name, fn in c.CASES.items():
-            res = fn(mx) if name == "layer" else fn(mx, hybridize)
+            res = fn(mx) if name in _NO_HYBRID else fn(mx, hybridize)
             out.update({f"{hybridize}/{k}": v for k, v in res.items()})
     devices = sorted({str(a.ctx) for a in [nd.ones(1, ctx=mx.cpu(1))]})
     return out, devices, len(__import__("jax").devices())
@@ -214,3 +223,14 @@ def test_a_device_that_never_comes_times_out(monkeypatch):
     finally:
         release.set()
         idle.join()
+
+
+def test_module_with_another_ndev_than_its_contexts_is_an_error():
+    data = mx.sym.Variable("data")
+    net = mx.sym.MakeLoss(mx.sym.sum(mx.sym.contrib.SyncBatchNorm(data, ndev=3, key="k")))
+    mod = mx.mod.Module(net, context=[mx.cpu(0), mx.cpu(1)], label_names=None)
+    mod.bind(data_shapes=[("data", (4, 2, 3))])
+    mod.init_params()
+    with pytest.raises(mx.base.MXNetError, match=r"ndev=3, but the module runs on 2 devices"):
+        mod.forward(mx.io.DataBatch([nd.ones((4, 2, 3))]), is_train=True)
+        mod.get_outputs()[0].asnumpy()

@@ -10,8 +10,19 @@ on the first device (MXNet's average of the devices' moments, var = E[x^2] - mea
 and its moving statistics' update in the backward pass). Each is an eager, recorded op, so
 autograd differentiates through the shared statistics: the data gradients are MXNet's
 cross-device ones, gamma's and beta's each device's own sums, as MXNet's.
+
+A Module over several contexts runs one program under ``shard_map`` (frontend/module/
+_programs.py), which names its device axis here (``device_axis``): inside it the same pieces
+meet through ``lax.pmean`` over that axis, and JAX differentiates through it, so the data
+gradients cross devices as in the eager rendezvous.
 """
+import contextlib
+import contextvars
+
 import jax.numpy as jnp
+from jax import lax
+
+from ..base import MXNetError
 
 from .attrs import Bool, Float, Int, Str
 from .nn_common import param_shapes_from
@@ -37,6 +48,15 @@ def sync_batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps: Float = 
                     momentum: Float = 0.9, fix_gamma: Bool = True, use_global_stats: Bool = False,
                     output_mean_var: Bool = False, ndev: Int = 1, key: Str, is_train=False):
     """BatchNorm over axis 1 (see module doc); returns (out, mean, var)."""
+    axis = _AXIS.get()
+    if axis is not None and ndev > 1 and is_train and not use_global_stats:
+        name, n = axis
+        if n != ndev:
+            raise MXNetError(f"_contrib_SyncBatchNorm (key {key!r}): ndev={ndev}, but the module "
+                             f"runs on {n} devices (MXNet 1.9.1 waits for {ndev} forever)")
+        m1, m2 = (lax.pmean(m, name) for m in _moments(data))
+        return _device_part(data, gamma, beta, moving_mean, moving_var, m1, m2 - m1 * m1,
+                            eps=eps, fix_gamma=fix_gamma)
     out, mean, invstd = batch_norm(data, gamma, beta, moving_mean, moving_var, eps=eps,
                                    momentum=momentum, fix_gamma=fix_gamma,
                                    use_global_stats=use_global_stats,
@@ -47,6 +67,20 @@ def sync_batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps: Float = 
 
 sync_batch_norm.infer_shapes = _BN_SHAPES
 get("_contrib_SyncBatchNorm").imperative = lambda attrs: attrs["ndev"] > 1  # the devices meet
+
+
+_AXIS = contextvars.ContextVar("xnd_sync_batchnorm_axis", default=None)
+
+
+@contextlib.contextmanager
+def device_axis(name, size):
+    """Inside: SyncBatchNorm layers in training meet over the mapped axis ``name`` of ``size``
+    devices (the caller traces a ``shard_map`` over them)."""
+    token = _AXIS.set((name, size))
+    try:
+        yield
+    finally:
+        _AXIS.reset(token)
 
 
 def _channels(v, ndim):

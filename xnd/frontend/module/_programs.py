@@ -17,7 +17,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
 
 from ..._compat_jax import shard_map
-from ...lowering import xla_options
+from ...lowering import sync_batchnorm, xla_options
 
 _AXIS = "dev"
 # traces of the compiled functions by kind ('step', 'fwd_bwd', 'forward', 'scan')
@@ -82,6 +82,47 @@ def _dev_key(key, d):
     """The random key of device ``d`` (device 0 keeps the step's key)."""
     d = jnp.asarray(d).astype(jnp.uint32)
     return key + jnp.stack([jnp.zeros_like(d), d * jnp.uint32(0x9E3779B9)]).astype(key.dtype)
+
+
+def _syncs_devices(graph):
+    """Whether ``graph`` holds a SyncBatchNorm whose devices meet (``ndev`` > 1)."""
+    return any(n.op is not None and n.op.name == "_contrib_SyncBatchNorm"
+               and n.params().get("ndev", 1) > 1 for n in graph.nodes)
+
+
+def _vmapped(lay, fn, arg_axes, extra_axes):
+    """The "loop" layout with equal slices as one ``vmap`` over a device axis (where a
+    SyncBatchNorm's devices must meet; lowering/sync_batchnorm.py): ``fn(args, aux, key,
+    *extra)`` per slice -> (outs, new aux[, grads]) stacked on a leading device axis.
+    ``extra_axes``: the batch axes of each extra list of arrays (-1: shared)."""
+    n, (a0, b0) = len(lay.slices), lay.slices[0]
+
+    def stack(xs, axes):
+        return [None if x is None else jnp.stack([_take(x, sl, ax) for sl in lay.slices])
+                if ax >= 0 else x for x, ax in zip(xs, axes)]
+
+    def in_axes(xs, axes):
+        return [None if x is None or ax < 0 else 0 for x, ax in zip(xs, axes)]
+
+    def local(args, aux, key, *extra):
+        with sync_batchnorm.device_axis(_AXIS, n):
+            return fn(args, aux, key, *extra)
+
+    def run(args, aux, key, *extra):
+        keys = jnp.stack([_dev_key(key, d) for d in range(n)])
+        ins = [stack(args, arg_axes)] + [stack(e, ax) for e, ax in zip(extra, extra_axes)]
+        axes = [in_axes(args, arg_axes)] + [in_axes(e, ax) for e, ax in zip(extra, extra_axes)]
+        return jax.vmap(local, in_axes=(axes[0], None, 0, *axes[1:]), axis_name=_AXIS)(
+            ins[0], list(aux), keys, *ins[1:])
+    assert all(b - a == b0 - a0 for a, b in lay.slices)
+    return run
+
+
+def _unstack(x, axis):
+    """A device-stacked result joined along the batch ``axis`` (-1: summed over devices)."""
+    if axis < 0:
+        return jnp.sum(x, axis=0)
+    return jnp.concatenate(list(x), axis=axis)
 
 
 def _take(x, sl, axis):
@@ -152,7 +193,8 @@ class _Programs:
 
             def local(args, aux, key, heads):
                 k = _dev_key(key, jax.lax.axis_index(_AXIS))
-                outs, new_aux, grads = fb(args, aux, k, full_heads(heads))
+                with sync_batchnorm.device_axis(_AXIS, lay.devs.n):   # (its devices meet)
+                    outs, new_aux, grads = fb(args, aux, k, full_heads(heads))
                 grads = [g if ax >= 0 else jax.lax.psum(g, _AXIS)
                          for g, ax in zip(grads, diff_axes)]
                 new_aux = [jax.lax.pmean(a, _AXIS) for a in new_aux]
@@ -163,6 +205,16 @@ class _Programs:
                                in_specs=(arg_specs, PartitionSpec(), PartitionSpec(), head_specs),
                                out_specs=(out_specs, PartitionSpec(), grad_specs), check=False)
                 return sm(list(args), list(aux), key, list(heads))
+            return run
+
+        if _syncs_devices(self.graph) and len({b - a for a, b in lay.slices}) == 1:
+            vm = _vmapped(lay, lambda a, x, k, h: fb(a, x, k, h), lay.arg_axes, [lay.out_axes])
+
+            def run(args, aux, key, heads):  # one vmap: its SyncBatchNorms meet (pmean)
+                outs, new_aux, grads = vm(args, aux, key, full_heads(heads))
+                return ([_unstack(o, ax) for o, ax in zip(outs, lay.out_axes)],
+                        [(jnp.sum(a, axis=0) / len(lay.slices)).astype(a.dtype) for a in new_aux],
+                        [_unstack(g, ax) for g, ax in zip(grads, diff_axes)])
             return run
 
         def run(args, aux, key, heads):      # "loop": the slices one after another
@@ -194,7 +246,8 @@ class _Programs:
             out_specs = [lay.spec(ax) for ax in lay.out_axes]
 
             def local(args, aux, key):
-                return run(args, aux, _dev_key(key, jax.lax.axis_index(_AXIS)), is_train)[0]
+                with sync_batchnorm.device_axis(_AXIS, lay.devs.n):
+                    return run(args, aux, _dev_key(key, jax.lax.axis_index(_AXIS)), is_train)[0]
 
             def fn(args, aux, key):
                 TRACES["forward"] += 1
@@ -202,6 +255,12 @@ class _Programs:
                                in_specs=(arg_specs, PartitionSpec(), PartitionSpec()),
                                out_specs=out_specs, check=False)
                 return sm(list(args), list(aux), key)
+        elif _syncs_devices(self.graph) and len({b - a for a, b in lay.slices}) == 1:
+            vm = _vmapped(lay, lambda a, x, k: run(a, x, k, is_train)[0], lay.arg_axes, [])
+
+            def fn(args, aux, key):
+                TRACES["forward"] += 1
+                return [_unstack(o, ax) for o, ax in zip(vm(args, aux, key), lay.out_axes)]
         else:
             def fn(args, aux, key):
                 TRACES["forward"] += 1
