@@ -22,7 +22,7 @@ import xnd.autograd as ag
 from xnd import nd
 from xnd.autograd import engine
 from xnd.base import MXNetError
-from xnd.lowering import tiered
+from xnd.lowering import host_eval, tiered
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN_JSON = os.path.join(HERE, "goldens", "autograd", "cases.json")
@@ -389,9 +389,10 @@ def test_training_loop_compiles_backward_once(loop_mode):
             nd.waitall()
             traces.append(engine.STATS["traces"])
             compiles.append(_compiles())
-        # the first steps compile (eager kernels, the backward), the step after the quick
-        # tier's calls the optimized backward (lowering/tiered.py); then nothing, ever
-        settled = max(2, tiered.QUICK_CALLS)
+        # the first steps run eager kernels and the backward on the host, then compile them
+        # (lowering/host_eval.py, lowering/tiered.py): the quick tier's calls, then the
+        # optimized backward; eager kernels after HOST_CALLS; then nothing, ever
+        settled = max(2, tiered.QUICK_CALLS, host_eval.HOST_CALLS)
         assert traces[-1] == traces[settled], traces
         assert compiles[-1] == compiles[settled], compiles
         assert losses[-1] < losses[0]

@@ -288,11 +288,14 @@ def test_step_compiles_once():
     s = [jax.tree_util.tree_map(lambda a: a._val(), o.create_state(i, mx.nd.ones(x.shape)))
          for i, x in enumerate(w)]
     fn = o.jitted_step()
+    host = tiered.STATS["host"]
     for _ in range(tiered.QUICK_CALLS + 2):   # lr, bias correction, step count change each step
         lrs, wds, extras = o.step_scalars([0, 1])
         w, s = fn(w, [jax.numpy.ones((3,)), jax.numpy.ones((2, 2))], s, lrs, wds, extras)
-    # one program per tier (lowering/tiered.py: the quick one, then the optimized)
-    assert fn._cache_size() == (2 if isinstance(fn, tiered.Tiered) else 1)
+    # one program per compiled tier (lowering/tiered.py: the first calls on the host or a
+    # quick program, then the optimized one)
+    on_host = tiered.STATS["host"] - host == tiered.QUICK_CALLS
+    assert fn._cache_size() == (2 if isinstance(fn, tiered.Tiered) and not on_host else 1)
     assert o.jitted_step() is fn
     o.beta1 = 0.5   # a hyper-parameter change gives another compiled step
     assert o.jitted_step() is not fn
@@ -327,12 +330,14 @@ def test_updater_states_roundtrip():
         for a, b in zip(u.states[k], u2.states[k]):
             assert a.dtype == b.dtype
             np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
-    # continue training from the restored state: same numbers as the original
+    # continue training from the restored state: the original's numbers (both updaters share
+    # one compiled step, whose tier counts its calls: u2's first is the step's fifth, so it
+    # may run another tier than u's fourth and round differently, lowering/tiered.py)
     w2 = [w.copy() for w in ws]
     u([0, "b"], [mx.nd.ones((2, 3)), mx.nd.ones((4,), dtype="float64")], ws)
     u2([0, "b"], [mx.nd.ones((2, 3)), mx.nd.ones((4,), dtype="float64")], w2)
     for a, b in zip(ws, w2):
-        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-6, atol=0)
     # states only
     u3 = optimizer.get_updater(optimizer.Adam())
     u3.set_states(u.get_states())

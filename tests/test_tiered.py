@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from xnd import _compat_jax
 from xnd.lowering import tiered, xla_options
 
 ACTIVE = tiered.ENABLED and xla_options.options() is not None   # jax 0.4.30: no options
@@ -118,3 +119,106 @@ def test_python_scalars_are_one_signature_and_static_arguments_each_their_own():
     np.testing.assert_allclose(np.asarray(f(x, 2.0, "add")), 3.0)   # a new static value
     assert calls == {"quick": 2, "full": 1}
     assert len(f._calls) == 2
+
+
+# ---- the host tier: a signature's first calls traced and run by numpy (host_jaxpr) -----------
+_COMPILES = [0]
+
+
+def _on_compile(event, duration, **_):
+    if event == "/jax/core/compile/backend_compile_duration":
+        _COMPILES[0] += 1
+
+
+jax.monitoring.register_event_duration_secs_listener(_on_compile)
+
+HOST = pytest.mark.skipif(not tiered.HOST, reason="XND_HOST_TIER=0 or XND_TIERED=0")
+
+
+def _conv_relu(x, w):
+    return jnp.maximum(jax.lax.conv_general_dilated(x, w, (1, 1), "SAME"), 0).sum(axis=(2, 3))
+
+
+@HOST
+def test_host_tier_runs_the_first_calls_without_compiling():
+    f = xla_options.jit(_conv_relu)
+    rng = np.random.default_rng(1)
+    x = jax.device_put(rng.standard_normal((2, 3, 8, 8)).astype(np.float32), jax.devices()[0])
+    w = jnp.asarray(rng.standard_normal((4, 3, 3, 3)).astype(np.float32))
+    want = np.asarray(jax.jit(lambda x, w: _conv_relu(x, w))(x, w))   # (a program of its own)
+    before, host = _COMPILES[0], tiered.STATS["host"]
+    outs = [f(x, w) for _ in range(tiered.QUICK_CALLS)]
+    assert _COMPILES[0] == before and tiered.STATS["host"] - host == tiered.QUICK_CALLS
+    for o in outs:
+        # committed to the device exactly as the compiled program's result (x is committed)
+        assert o.dtype == np.float32 and _compat_jax.committed(o) and o.devices() == x.devices()
+        np.testing.assert_allclose(np.asarray(o), want, rtol=1e-5, atol=1e-5)
+        np.testing.assert_array_equal(np.asarray(o), np.asarray(outs[0]))
+    last = f(x, w)                                     # then the optimized program, once
+    assert _COMPILES[0] - before == 1
+    np.testing.assert_allclose(np.asarray(last), want, rtol=1e-5, atol=1e-5)
+
+
+@HOST
+def test_host_tier_declines_what_it_cannot_run_as_xla(monkeypatch):
+    x = jnp.ones((3,), jnp.float32)
+    # a sampler (no numpy twin of XLA's random bits): the quick tier compiles
+    f = xla_options.jit(lambda k, x: x + jax.random.uniform(k, (3,), jnp.float32))
+    before, host = _COMPILES[0], tiered.STATS["host"]
+    f(jax.random.PRNGKey(0), x)
+    assert _COMPILES[0] > before and tiered.STATS["host"] == host
+    # over the time budget: compiled too
+    monkeypatch.setattr(tiered, "HOST_MAX_S", 0.0)
+    g = xla_options.jit(lambda x: x * 2)
+    before = _COMPILES[0]
+    np.testing.assert_array_equal(np.asarray(g(x)), 2 * np.ones(3))
+    assert _COMPILES[0] > before and tiered.STATS["host"] == host
+
+
+@HOST
+def test_a_failing_host_rule_falls_back_to_the_compiled_program(monkeypatch):
+    from xnd.lowering import host_jaxpr
+
+    def broken(eqn, *args, **params):
+        raise RuntimeError("a gap in a rule")
+    monkeypatch.setitem(host_jaxpr.RULES, "tanh", broken)
+    f = xla_options.jit(lambda x: jnp.tanh(x) * 3)
+    x = jnp.linspace(-2, 2, 7, dtype=jnp.float32)
+    failures = tiered.STATS["host_failures"]
+    for _ in range(2):
+        np.testing.assert_allclose(np.asarray(f(x)), 3 * np.tanh(np.asarray(x)), rtol=1e-6)
+    assert tiered.STATS["host_failures"] - failures == 1     # the signature stops trying
+
+
+@HOST
+def test_a_small_module_fit_compiles_no_training_step():
+    import xnd as mx
+    data = mx.sym.Variable("data")
+    h = mx.sym.Convolution(data, num_filter=4, kernel=(3, 3), pad=(1, 1), name="c")
+    h = mx.sym.Activation(mx.sym.BatchNorm(h, name="bn"), act_type="relu")
+    h = mx.sym.Pooling(h, global_pool=True, kernel=(1, 1), pool_type="avg")
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(h, num_hidden=3, name="fc"), name="softmax")
+    rng = np.random.default_rng(0)
+    it = mx.io.NDArrayIter(rng.standard_normal((8, 2, 6, 6)).astype("float32"),
+                           rng.integers(0, 3, 8).astype("float32"), batch_size=4)
+
+    def fit(host):
+        tiered.HOST, keep = host, tiered.HOST
+        try:
+            mod = mx.mod.Module(net, context=mx.cpu())
+            it.reset()
+            mod.fit(it, num_epoch=1, optimizer="sgd", eval_metric="acc",
+                    optimizer_params={"learning_rate": 0.1, "momentum": 0.9},
+                    initializer=mx.init.Xavier(rnd_type="gaussian", magnitude=2))
+            mx.nd.waitall()
+            return {k: v.asnumpy() for k, v in mod.get_params()[0].items()}
+        finally:
+            tiered.HOST = keep
+    mx.random.seed(3)
+    before, host = _COMPILES[0], tiered.STATS["host"]
+    on_host = fit(True)
+    assert _COMPILES[0] - before <= 1 and tiered.STATS["host"] - host >= 2
+    mx.random.seed(3)
+    compiled = fit(False)
+    for k in compiled:
+        np.testing.assert_allclose(on_host[k], compiled[k], rtol=1e-4, atol=1e-5)

@@ -141,6 +141,13 @@ def fresh_copy(x, sharding):
     return jax.device_put(np.array(x), sharding)
 
 
+def out_tree(traced):
+    """The output pytree structure of a ``jax.jit(...).trace(...)`` (``out_tree``; 0.4.30
+    names it ``_out_tree``)."""
+    t = getattr(traced, "out_tree", None)
+    return traced._out_tree if t is None else t
+
+
 def committed(x):
     """Whether JAX array ``x`` is committed to its device(s) (``Array.committed``)."""
     c = getattr(x, "committed", None)

@@ -1,28 +1,29 @@
-"""Data-movement and constant-creation ops on a new shape, computed by numpy, not XLA.
+"""Eager ops on a new shape, computed by numpy (``host_jaxpr``), not XLA.
 
 Every eager call of a new (op, attributes, input shapes) costs a whole XLA compilation
 (30-70 ms on 2 cores, more under load), where MXNet runs a ready kernel in microseconds:
-scripts and tests that call ``broadcast_to``, ``reshape``, ``transpose``, ``concat``...
+scripts and tests that call ``broadcast_to``, ``reshape``, ``sum``, ``dot``, ``softmax``...
 on ever new shapes crawl, and every Parameter starts from ``zeros`` of its own shape.
-These ops (``OPS``) only move numbers or fill constants, so the host gives MXNet's values
-bit for bit:
+The first ``HOST_CALLS`` calls of one (op, attributes, input avals) run on the host:
 
-* the most frequent have a numpy twin (``TWINS``, checked against the kernel by
-  tests/test_compile_cache.py) that gives up (``_NotHost``, numpy's error) wherever the
-  registry function raises, so that call compiles and reports MXNet's error;
-* the others are traced (``jax.make_jaxpr`` of the registry function: no compilation,
-  ~1-4 ms) and the jaxpr is run by numpy if all its primitives move data
-  (``PRIMITIVES``); anything else (arithmetic, a dtype cast) compiles as before.
+* the most frequent data-movement ops have a numpy twin (``TWINS``, checked against the
+  kernel by tests/test_compile_cache.py) that gives up (``_NotHost``, numpy's error) wherever
+  the registry function raises, so that call compiles and reports MXNet's error; they move
+  numbers only, so they give the kernel's values bit for bit;
+* any other op (``eligible``) is traced (``jax.make_jaxpr`` of the registry function: no
+  compilation, ~1-4 ms) and its jaxpr runs on numpy when ``host_jaxpr`` follows every
+  primitive in it and its estimated host time is at most ``EAGER_MAX_S``; arithmetic then
+  agrees with the compiled kernel to float tolerance (``host_jaxpr``'s doc).
 
-``ARITHMETIC`` adds float arithmetic, each operation rounded once as XLA rounds it, for the
-quick tier's parameter fold of hybridized inference (``plan(..., arithmetic=True)``,
-symbol/rewrite.py): a ResNet's BatchNorm fold is a 0.4 s compile at XLA's level 0 and
-tens of ms here.
+Later calls compile the kernel (a loop over one shape then runs XLA's kernel, which, unlike
+the host path, does not wait for its inputs).  Only arrays up to ``MAX_ELEMENTS`` in and out
+take it, so a host copy costs less than the compile it saves.  Elementwise ops have their
+own path (``bucket``), samplers draw XLA's streams, and convolutions and pooling run as
+tiered programs (``tiered``); none of them comes here.
 
-``Seen`` decides when: the first ``HOST_CALLS`` calls of one (op, attributes, input avals)
-run on the host (creation ops: every call), later ones compile the kernel (a loop over one shape then runs XLA's
-kernel, which, unlike the host path, does not wait for its inputs).  Only arrays up to
-``MAX_ELEMENTS`` in and out take it, so a host copy costs less than the compile it saves.
+``plan(fn, vals, max_seconds=None)`` with ``run_committed`` also runs the quick tier's
+parameter fold of hybridized inference (symbol/rewrite.py): a ResNet's BatchNorm fold is a
+0.4 s compile at XLA's level 0 and tens of ms here.
 """
 import functools
 
@@ -32,9 +33,11 @@ import jax
 import jax.numpy as jnp
 
 from .. import _compat_jax, _transfer
+from . import host_jaxpr
 
 HOST_CALLS = 8
 MAX_ELEMENTS = 1 << 22
+EAGER_MAX_S = 0.05       # an eager call estimated to take longer on the host compiles
 
 # MXNet ops whose lowering is pure data movement for every attribute value
 OPS = frozenset((
@@ -42,6 +45,21 @@ OPS = frozenset((
     "broadcast_to", "broadcast_axis", "broadcast_like", "tile", "repeat", "Concat", "stack",
     "SliceChannel", "slice", "slice_axis", "slice_like", "reverse", "depth_to_space",
     "space_to_depth", "_copy", "identity", "diag", "_zeros", "_ones", "_full", "reset_arrays"))
+
+
+def eligible(op):
+    """Whether eager calls of registry ``op`` may run on the host: not elementwise (bucketed),
+    no sampler, no tiered convolution or pooling, no Python kernel, and no attribute passed
+    at run time (a traced plan would bake in its default)."""
+    ok = _ELIGIBLE.get(op.name)
+    if ok is None:
+        ok = _ELIGIBLE[op.name] = op.name in OPS or not (
+            op.elementwise or op.rng or op.tuned or op.dynamic
+            or getattr(op.fn, "eager_kernel", None) is not None)
+    return ok
+
+
+_ELIGIBLE = {}
 
 
 def _bcast_to(x, shape):
@@ -95,137 +113,31 @@ TWINS = {
 }
 
 
-def _slice(x, start_indices, limit_indices, strides=None, **_):
-    strides = strides or (1,) * x.ndim
-    return x[tuple(slice(a, b, s) for a, b, s in zip(start_indices, limit_indices, strides))]
-
-
-def _broadcast_in_dim(x, shape, broadcast_dimensions, **_):
-    expanded = [1] * len(shape)
-    for d, s in zip(broadcast_dimensions, x.shape):
-        expanded[d] = s
-    return np.broadcast_to(x.reshape(expanded), shape)
-
-
-def _split(x, sizes, axis, **_):
-    return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
-
-
-# primitive name -> numpy function of (*operands, **params); one result unless it returns a list
-PRIMITIVES = {
-    "broadcast_in_dim": _broadcast_in_dim,
-    "reshape": lambda x, new_sizes, **_: x.reshape(new_sizes),
-    "transpose": lambda x, permutation, **_: np.transpose(x, permutation),
-    "squeeze": lambda x, dimensions, **_: np.squeeze(x, tuple(dimensions)),
-    "expand_dims": lambda x, dimensions, **_: np.expand_dims(x, tuple(dimensions)),
-    "slice": _slice,
-    "concatenate": lambda *xs, dimension, **_: np.concatenate(xs, axis=dimension),
-    "rev": lambda x, dimensions, **_: np.flip(x, tuple(dimensions)) if dimensions else x,
-    "split": _split,
-    "tile": lambda x, reps, **_: np.tile(x, reps),
-    "copy": lambda x, **_: x,
-    "copy_p": lambda x, **_: x,
-    "convert_element_type": lambda x, **_: x,   # only where the dtype stays (_check)
-}
-_CALLS = ("pjit", "jit", "closed_call", "core_call")
-
-
-def _rounded(f):
-    """A float operation as XLA's: numpy may compute a float32 one in float64 (numpy 1's
-    value-based casting of 0-d operands), and one +, -, *, / or sqrt in float64 rounded to
-    float32 is the correctly rounded float32 result."""
-    def op(*xs, _dtype, **_):
-        return np.asarray(f(*xs), dtype=_dtype)
-    return op
-
-
-# float arithmetic of parameter folding (symbol/rewrite.py's quick tier; ``plan(...,
-# arithmetic=True)``): each an IEEE operation, rounded as XLA rounds it; rsqrt is 1/sqrt
-# rounded once (XLA:CPU's may differ in the last bit: the quick tier's numbers may)
-ARITHMETIC = dict(PRIMITIVES, **{
-    "add": _rounded(np.add), "sub": _rounded(np.subtract), "mul": _rounded(np.multiply),
-    "div": _rounded(np.divide), "neg": _rounded(np.negative), "sqrt": _rounded(np.sqrt),
-    "rsqrt": _rounded(lambda x: 1.0 / np.sqrt(np.asarray(x, np.float64))),
-    "max": _rounded(np.maximum), "min": _rounded(np.minimum),
-    "convert_element_type": lambda x, new_dtype, **_: np.asarray(x, dtype=new_dtype),
-})
-_ROUNDING = frozenset(ARITHMETIC) - frozenset(PRIMITIVES)   # the operations _rounded wraps
-
-
 class _NotHost(Exception):
     pass
 
 
-def _check(jaxpr, table=PRIMITIVES):
-    for eqn in jaxpr.eqns:
-        name = eqn.primitive.name
-        if name in _CALLS:
-            inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
-            if inner is None or not _check(getattr(inner, "jaxpr", inner), table):
-                return False
-        elif name not in table:
-            return False
-        elif table is PRIMITIVES and name == "convert_element_type" and \
-                np.dtype(eqn.params["new_dtype"]) != eqn.invars[0].aval.dtype:
-            return False                 # a real cast: XLA's rounding and overflow rules
-        elif table is not PRIMITIVES and (name in _ROUNDING or name == "convert_element_type") \
-                and not all(np.issubdtype(v.aval.dtype, np.floating)
-                            for v in eqn.invars + eqn.outvars):
-            return False                 # integer arithmetic and casts: XLA's own rules
-    return True
-
-
-def _run(jaxpr, consts, args, table=PRIMITIVES):
-    env = {}
-
-    def read(v):
-        return v.val if hasattr(v, "val") and not hasattr(v, "count") else env[v]
-
-    for v, c in zip(jaxpr.constvars, consts):
-        env[v] = np.asarray(c)
-    for v, a in zip(jaxpr.invars, args):
-        env[v] = a
-    for eqn in jaxpr.eqns:
-        ins = [np.asarray(read(v)) for v in eqn.invars]
-        name = eqn.primitive.name
-        if name in _CALLS:
-            inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
-            closed = getattr(inner, "jaxpr", None)
-            outs = _run(closed if closed is not None else inner,
-                        getattr(inner, "consts", ()), ins, table)
-        elif table is not PRIMITIVES and name in _ROUNDING:
-            # operands in their avals' dtypes: a literal (eps) is a Python float here
-            ins = [np.asarray(x, dtype=v.aval.dtype) for x, v in zip(ins, eqn.invars)]
-            r = table[name](*ins, _dtype=eqn.outvars[0].aval.dtype)
-            outs = [r]
-        else:
-            r = table[name](*ins, **eqn.params)
-            outs = r if isinstance(r, list) else [r]
-        for v, o in zip(eqn.outvars, outs):
-            env[v] = o
-    return [read(v) for v in jaxpr.outvars]
-
-
-def plan(fn, vals, arithmetic=False):
-    """A closed jaxpr of ``fn(*vals)`` that numpy can run, or None.  With ``arithmetic``
-    it may also compute (``ARITHMETIC``: float operations), and its size is not bounded (the
-    caller's arrays are on the host's memory already: parameters)."""
+def plan(fn, vals, max_seconds=EAGER_MAX_S):
+    """A closed jaxpr of ``fn(*vals)`` that numpy runs as XLA would (``host_jaxpr``), or
+    None.  With ``max_seconds=None`` its size and time are not bounded (the caller's arrays
+    are on the host's memory already: parameters)."""
     try:
         closed = jax.make_jaxpr(fn)(*vals)
     except Exception:  # noqa: BLE001  (the compiled path reports the op's own error)
         return None
-    if not _check(closed.jaxpr, ARITHMETIC if arithmetic else PRIMITIVES):
+    if host_jaxpr.unsupported(closed.jaxpr) or any(
+            getattr(v.aval, "weak_type", False) for v in closed.jaxpr.outvars):
         return None
-    if not arithmetic and \
-            sum(int(np.prod(v.aval.shape)) for v in closed.jaxpr.outvars) > MAX_ELEMENTS:
+    if max_seconds is not None and (
+            sum(int(np.prod(v.aval.shape)) for v in closed.jaxpr.outvars) > MAX_ELEMENTS
+            or host_jaxpr.seconds(closed.jaxpr) > max_seconds):
         return None                      # big (or absurd: tile by 2**31) results compile, and
     return closed                        # the compiled path's size check raises MXNet's error
 
 
-def run_arithmetic(closed, vals, device):
-    """Run a ``plan(..., arithmetic=True)`` on the host: its results committed to
-    ``device``."""
-    outs = _run(closed.jaxpr, closed.consts, [np.asarray(v) for v in vals], ARITHMETIC)
+def run_committed(closed, vals, device):
+    """Run a ``plan`` on the host: its results committed to ``device``."""
+    outs = host_jaxpr.evaluate(closed, [np.asarray(v) for v in vals])
     return [_transfer.to_device(np.asarray(o, dtype=v.aval.dtype, order="C"), device)
             for o, v in zip(outs, closed.jaxpr.outvars)]
 
@@ -259,7 +171,10 @@ def run(plan_, vals, device, recording=False):
             return None
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
         return put(outs, [o.dtype for o in outs], device, vals)
-    outs = _run(plan_.jaxpr, plan_.consts, host)
+    try:
+        outs = host_jaxpr.evaluate(plan_, host)
+    except Exception:  # noqa: BLE001  (a rule's gap: the kernel runs)
+        return None
     return put(outs, [v.aval.dtype for v in plan_.jaxpr.outvars], device, vals)
 
 
@@ -274,13 +189,14 @@ class Seen:
         self._seen = {}               # combination -> [calls so far, plan or None]
 
     def plan_for(self, op, key, vals):
-        k = (op.name, key, tuple([(v.shape, v.dtype) for v in vals]))
+        k = (op.name, key, tuple([None if v is None else (v.shape, v.dtype) for v in vals]))
         e = self._seen.get(k)
         if e is None:
             if len(self._seen) >= self.LIMIT:
                 self._seen.clear()
             p = None
-            if all(v.ndim and v.size for v in vals) and sum(v.size for v in vals) <= MAX_ELEMENTS:
+            if all(v is not None and v.ndim and v.size for v in vals) \
+                    and sum(v.size for v in vals) <= MAX_ELEMENTS:
                 attrs = dict(zip(op.static, key))        # (else the kernel raises MXNet's error)
                 twin = TWINS.get(op.name)
                 p = functools.partial(twin, **attrs) if twin else \

@@ -24,19 +24,34 @@ A caller may give the quick tier a cheaper program for the same result
 (``xla_options.tiers(fun, quick_fun=...)``, counted with ``Calls``): hybridized inference runs
 its first calls without Winograd convolutions (symbol/rewrite.py).
 
+Below the quick tier is the host tier (``Host``): on a CPU device, a quick call whose program
+numpy can run as XLA would (``host_jaxpr``) and whose estimated host time is at most
+``HOST_MAX_S`` is traced, not compiled, and its jaxpr runs on numpy and BLAS.  A small
+network's training step, a test that binds a graph to check it once, and a backward plan
+met a few times compile nothing at all; from the ``QUICK_CALLS + 1``-th call of a signature
+the optimized program runs as before.  Counting calls, not seconds, keeps the numbers of a
+run the same on every run.
+
 Programs whose one call runs a long loop (``Module.fit``'s compiled run of batches) opt out
 (``xla_options.jit(quick_first=False)``).  ``XND_TIERED=0`` compiles every signature
-optimized at its first call (xnd before tiering); ``XND_TIERED_CALLS`` sets ``QUICK_CALLS``.
-``STATS`` counts quick calls and switches (tests).
+optimized at its first call (xnd before tiering); ``XND_TIERED_CALLS`` sets ``QUICK_CALLS``;
+``XND_HOST_TIER=0`` turns the host tier off.  ``STATS`` counts quick calls, host calls and
+switches (tests).
 """
 import collections
 import os
 
 import jax
+import numpy as np
+
+from .. import _compat_jax, _transfer
+from . import host_jaxpr
 
 ENABLED = os.environ.get("XND_TIERED", "1") != "0"
 QUICK_CALLS = int(os.environ.get("XND_TIERED_CALLS", "4"))
 QUICK_OPTIONS = {"xla_backend_optimization_level": 0}
+HOST = ENABLED and os.environ.get("XND_HOST_TIER", "1") != "0"
+HOST_MAX_S = float(os.environ.get("XND_HOST_TIER_MAX_S", "3"))
 STATS = collections.Counter()
 
 
@@ -78,37 +93,132 @@ class Calls:
         self._static = (tuple(static_argnums), tuple(static_argnames))
 
     def quick(self, args, kwargs=None):
+        return self.quick_signature(args, kwargs) is not None
+
+    def quick_signature(self, args, kwargs=None):
+        """Counts a call; its signature when it runs the quick tier, else None."""
         try:
             sig = _signature(args, kwargs or {}, *self._static)
             n = QUICK_CALLS if sig is None else self._calls.get(sig, 0)
         except TypeError:   # an unhashable static argument: jax.jit will say so
-            return False
+            return None
         if n >= QUICK_CALLS:
-            return False
+            return None
         self._calls[sig] = n + 1
         STATS["quick"] += 1
         if n + 1 == QUICK_CALLS:
             STATS["switches"] += 1
-        return True
+        return sig
+
+
+_NOT_HOST = object()
+
+
+class Host:
+    """The host tier of one program (see the module doc): per signature, the traced jaxpr
+    numpy runs, or None where the program compiles (a primitive or dtype ``host_jaxpr``
+    does not follow, a weakly typed result, inputs on several devices or on an accelerator,
+    an estimate over ``HOST_MAX_S``, a failure while evaluating)."""
+
+    def __init__(self, plain, static_argnums=(), static_argnames=()):
+        self.plain = plain                      # the jax.jit of the program: traced, not run
+        self._static = (tuple(static_argnums), tuple(static_argnames))
+        self._plans = {}                        # signature -> (closed jaxpr, out tree) | None
+
+    def __call__(self, sig, args, kwargs):
+        leaves, device, commit = _inputs(args, kwargs, *self._static)
+        if device is None:
+            return _NOT_HOST
+        plan = self._plans.get(sig, _NOT_HOST)
+        if plan is _NOT_HOST:
+            plan = self._plans[sig] = self._plan(args, kwargs, len(leaves))
+        if plan is None:
+            return _NOT_HOST
+        closed, tree = plan
+        try:
+            vals = [np.asarray(x, dtype=v.aval.dtype) for x, v in zip(leaves, closed.jaxpr.invars)]
+            outs = host_jaxpr.evaluate(closed, vals)
+        except Exception:  # noqa: BLE001  (a rule's gap: this signature compiles from now on)
+            self._plans[sig] = None
+            STATS["host_failures"] += 1
+            return _NOT_HOST
+        STATS["host"] += 1
+        put = _transfer.to_device if commit else _transfer.to_default
+        res = [put(np.asarray(o, dtype=v.aval.dtype, order="C"), device)   # (0-d stays 0-d)
+               for o, v in zip(outs, closed.jaxpr.outvars)]
+        return jax.tree_util.tree_unflatten(tree, res)
+
+    def _plan(self, args, kwargs, n_leaves):
+        try:
+            traced = self.plain.trace(*args, **kwargs)
+        except Exception:  # noqa: BLE001  (the compiled path reports the program's own error)
+            return None
+        closed = traced.jaxpr
+        if getattr(traced, "_num_consts", 0) or len(closed.jaxpr.invars) != n_leaves \
+                or any(getattr(v.aval, "weak_type", False) for v in closed.jaxpr.outvars) \
+                or host_jaxpr.unsupported(closed.jaxpr) \
+                or host_jaxpr.seconds(closed.jaxpr) > HOST_MAX_S:
+            return None
+        return closed, _compat_jax.out_tree(traced)
+
+
+def _inputs(args, kwargs, static_argnums, static_argnames):
+    """The flat dynamic arguments of a call (as jit flattens them), the device jit would run
+    it on (the committed inputs' one, else the default device; None: committed inputs on
+    several devices, a sharded input, or an accelerator) and whether the results are
+    committed to it (when an input is, as jit's are)."""
+    if static_argnums or static_argnames:
+        args = tuple(a for i, a in enumerate(args) if i not in static_argnums)
+        kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
+    leaves = jax.tree_util.tree_leaves((args, kwargs))
+    device = None
+    for x in leaves:
+        if isinstance(x, jax.Array):
+            devs = x.devices()
+            if len(devs) != 1:
+                return leaves, None, False
+            if _compat_jax.committed(x):
+                d = next(iter(devs))
+                if device is None:
+                    device = d
+                elif d != device:
+                    return leaves, None, False
+    commit = device is not None
+    if device is None:
+        device = jax.config.jax_default_device or jax.devices()[0]
+        if isinstance(device, str):                 # jax.default_device("cpu")
+            device = jax.devices(device)[0]
+    if getattr(device, "platform", None) != "cpu":
+        return leaves, None, False
+    return leaves, device, commit
 
 
 class Tiered:
-    """A program with a quickly compiled first tier (see the module doc)."""
+    """A program with a quickly compiled first tier, and a host tier below it where ``host``
+    is given (see the module doc)."""
 
-    def __init__(self, quick, full, static_argnums=(), static_argnames=()):
+    def __init__(self, quick, full, static_argnums=(), static_argnames=(), host=None):
         self.quick, self.full = quick, full
         self.calls = Calls(static_argnums, static_argnames)
+        self.host = Host(host, static_argnums, static_argnames) if host is not None else None
 
     def __call__(self, *args, **kwargs):
-        if self.calls.quick(args, kwargs):
-            return self.quick(*args, **kwargs)
-        return self.full(*args, **kwargs)
+        sig = self.calls.quick_signature(args, kwargs)
+        if sig is None:
+            return self.full(*args, **kwargs)
+        if self.host is not None:
+            res = self.host(sig, args, kwargs)
+            if res is not _NOT_HOST:
+                return res
+        return self.quick(*args, **kwargs)
 
     @property
     def _calls(self):
         return self.calls._calls
 
     def _cache_size(self):
+        if self.quick is self.full:        # (no quick options: one program for both)
+            return self.full._cache_size()
         return self.quick._cache_size() + self.full._cache_size()
 
     @property

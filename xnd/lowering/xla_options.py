@@ -51,17 +51,34 @@ def jit(fun, classic_fusion=False, quick_first=True, **kw):
     """``jax.jit(fun, **kw)`` compiled with ``options(classic_fusion)`` when called from Python.  JAX takes
     compile options only for a top-level compilation, so a call from inside another traced
     function (Module's step calls the executor's forward-backward) runs the plain ``jax.jit``
-    (whose code then belongs to the caller's compilation and its options).  Where options can
-    be given, a signature's first calls run a quickly compiled program (``tiered``) unless
-    ``quick_first`` is False (a program whose one call runs a long loop)."""
+    (whose code then belongs to the caller's compilation and its options).  Unless
+    ``quick_first`` is False (a program whose one call runs a long loop), a signature's first
+    calls run on the host (``tiered.Host``) or a quickly compiled program (``tiered``)."""
     quick, full = tiers(fun, classic_fusion=classic_fusion, quick=quick_first, **kw)
-    if quick is None:
+    host = tiered.HOST and quick_first
+    if quick is None and not host:
         return full
     nums = kw.get("static_argnums", ())
     names = kw.get("static_argnames", ())
-    return tiered.Tiered(quick, full,
+    return tiered.Tiered(full if quick is None else quick, full,
                          (nums,) if isinstance(nums, int) else nums,
-                         (names,) if isinstance(names, str) else names)
+                         (names,) if isinstance(names, str) else names,
+                         host=jax.jit(fun, **kw) if host else None)
+
+
+def lazy_jit(fun, **kw):
+    """``jit(fun, **kw)``, made at the first call: a module-level program must not start
+    JAX's backend at import (``options()`` asks for it; a ``dist_sync`` worker joins its job
+    before that, frontend/distributed.py)."""
+    made = []
+
+    @functools.wraps(fun)
+    def call(*args, **kwargs):
+        if not made:
+            made.append(jit(fun, **kw))
+        return made[0](*args, **kwargs)
+    call._cache_size = lambda: made[0]._cache_size() if made else 0
+    return call
 
 
 def tiers(fun, quick_fun=None, classic_fusion=False, quick=True, quick_options=None, **kw):

@@ -25,7 +25,7 @@ A bound graph evaluated for inference is split in two jitted programs:
     transformed once per parameter version), shifted slices for depthwise ones, XLA's
     convolution otherwise.  A signature's first calls (the quick tier of
     ``xnd.lowering.tiered``) fold plain kernels, by numpy where the fold is float arithmetic
-    (``host_eval.ARITHMETIC``), and run XLA's convolution everywhere.
+    (``host_eval.plan``), and run XLA's convolution everywhere.
 
 Every rewrite keeps the un-rewritten graph's numbers within float32 rounding
 (tests/test_rewrite.py).  ``XND_INFERENCE_REWRITES=0`` turns the rewrites off.
@@ -272,16 +272,16 @@ class _Variant:
 
     def _host_fold(self, params):
         """The quick tier's fold, by numpy where it is float arithmetic and data movement
-        (``host_eval.ARITHMETIC``: ResNet-18's fold compiled 0.37 s at level 0 and runs on
+        (``host_eval.plan``: ResNet-18's fold compiled 0.37 s at level 0 and runs on
         the host in tens of ms), else compiled quickly."""
         sig = tuple((a.shape, a.dtype) for a in params)
         closed = self._host_plans.get(sig, False)
         if closed is False:
             closed = self._host_plans[sig] = host_eval.plan(
-                lambda *ps: self._fold_plain(list(ps)), params, arithmetic=True)
+                lambda *ps: self._fold_plain(list(ps)), params, max_seconds=None)
         if closed is None or not params:
             return self._qfold(params)
-        return host_eval.run_arithmetic(closed, params, next(iter(params[0].devices())))
+        return host_eval.run_committed(closed, params, next(iter(params[0].devices())))
 
     # ---- the fold program ---------------------------------------------------------------
     def _fold_plain(self, params):

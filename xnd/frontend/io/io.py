@@ -8,13 +8,13 @@ shuffle uses NumPy's global generator, as MXNet's does, so
 ``np.random.seed`` reproduces MXNet's order. ``MXDataIter`` is the base of the
 file-backed iterators in ``_file_iters.py`` (MXNet's C++ iterators).
 """
-import functools
 import logging
 from collections import namedtuple
 
 import jax
 import numpy as np
 
+from ...lowering import xla_options
 from ...ndarray import _wrap
 from .. import ndarray as nd
 from .utils import _init_data
@@ -242,9 +242,12 @@ class PrefetchingIter(_CurrentBatch, DataIter):
 # ---- NDArrayIter ------------------------------------------------------------------------------
 
 
-@functools.partial(jax.jit, static_argnums=(2, 3))
-def _slice_kernel(xs, start, size, axis):
+def _slice_batch(xs, start, size, axis):
     return [jax.lax.dynamic_slice_in_dim(x, start, size, axis) for x in xs]
+
+
+# a first epoch's batches are sliced on the host (lowering/tiered.py), later ones compiled
+_slice_kernel = xla_options.lazy_jit(_slice_batch, static_argnums=(2, 3))
 
 
 def _slices(arrays, axis, start, end):

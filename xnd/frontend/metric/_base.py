@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy
 
+from ...lowering import xla_options
 from ...ndarray import NDArray
 from .. import registry as _registry
 
@@ -205,9 +206,13 @@ def _name_value(pair):
     return list(zip(name, value))
 
 
-@jax.jit
-def _add64(a, b):
+def _add64_fn(a, b):
     return a + b
+
+
+# xnd's own small programs: a signature's first calls on the host (lowering/tiered.py), so a
+# first fit or evaluation compiles no metric
+_add64 = xla_options.lazy_jit(_add64_fn)
 
 
 _ZERO64 = {}
@@ -226,7 +231,7 @@ def _accumulating(fn, static_argnums=()):
     running sum in one dispatch (``static_argnums`` index ``args``)."""
     def acc(pending, *args):
         return pending + fn(*args)
-    return jax.jit(acc, static_argnums=tuple(i + 1 for i in static_argnums))
+    return xla_options.lazy_jit(acc, static_argnums=tuple(i + 1 for i in static_argnums))
 
 
 # ---- registry (mx.registry) -----------------------------------------------------------------

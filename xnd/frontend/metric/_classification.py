@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import numpy
 
 from ...base import MXNetError
+from ...lowering import xla_options
 from ._base import EvalMetric, _accumulating, _pair, alias, check_label_shapes, register
 
 __all__ = ["Accuracy", "TopKAccuracy", "F1", "MCC", "Perplexity", "PCC"]
@@ -255,7 +256,7 @@ def _perplexity_impl(label, pred, axis, has_ignore, ignore):
     return loss.astype(jnp.float64), num
 
 
-_perplexity_jit = jax.jit(_perplexity_impl, static_argnums=(2, 3))
+_perplexity_jit = xla_options.lazy_jit(_perplexity_impl, static_argnums=(2, 3))
 
 
 @register

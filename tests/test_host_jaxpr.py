@@ -1,0 +1,171 @@
+"""The host tier's numpy evaluation of jaxprs (xnd/lowering/host_jaxpr.py) against XLA's own
+results for the same program: XLA's semantics are the ones it follows (integer division by
+zero, saturating casts, clamped gathers, dropped scatters, the first maximum of a pooling
+window), and its float results agree with XLA's to float tolerance."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import lax
+
+from xnd.lowering import host_jaxpr
+
+RNG = np.random.default_rng(0)
+
+
+def _f32(*shape):
+    return jnp.asarray(RNG.standard_normal(shape).astype(np.float32))
+
+
+def _check(f, *args, rtol=1e-5):
+    closed = jax.make_jaxpr(f)(*args)
+    assert host_jaxpr.unsupported(closed.jaxpr) is None
+    want = jax.tree_util.tree_leaves(jax.jit(f)(*args))
+    got = host_jaxpr.evaluate(closed, [np.asarray(a) for a in args])
+    assert len(got) == len(want)
+    for w, g in zip(want, got):
+        w, g = np.asarray(w), np.asarray(g)
+        assert (g.shape, g.dtype) == (w.shape, w.dtype)
+        if w.dtype.kind == "f":
+            finite = np.where(np.isfinite(w), w, 0).astype(np.float64)
+            scale = max(1.0, float(np.abs(finite).max())) if w.size else 1.0
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol * scale, equal_nan=True)
+            np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+        else:
+            np.testing.assert_array_equal(g, w)
+
+
+def _conv(s, p, ld, rd, g):
+    return lambda x, w: lax.conv_general_dilated(x, w, s, p, ld, rd, feature_group_count=g)
+
+
+@pytest.mark.parametrize("kernel,strides,padding,lhs_dil,rhs_dil,groups", [
+    ((3, 3), (1, 1), "SAME", (1, 1), (1, 1), 1),
+    ((3, 3), (2, 2), ((1, 1), (1, 1)), (1, 1), (1, 1), 1),
+    ((2, 2), (1, 1), ((0, 1), (-1, 2)), (2, 2), (1, 1), 3),
+    ((3, 3), (1, 1), ((2, 2), (2, 2)), (1, 1), (2, 2), 1),
+    ((1, 1), (1, 1), "VALID", (1, 1), (1, 1), 1),
+])
+def test_convolution_and_its_gradients(kernel, strides, padding, lhs_dil, rhs_dil, groups):
+    x, w = _f32(2, 3, 9, 9), _f32(6, 3 // groups, *kernel)
+    conv = _conv(strides, padding, lhs_dil, rhs_dil, groups)
+    _check(conv, x, w)
+    _check(jax.grad(lambda x, w: (conv(x, w) ** 2).sum(), argnums=(0, 1)), x, w)
+
+
+def test_convolution_layouts_ranks_and_depthwise_gradients():
+    _check(lambda x, w: lax.conv_general_dilated(
+        x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")), _f32(2, 7, 7, 3),
+        _f32(3, 3, 3, 5))
+    _check(lambda x, w: lax.conv_general_dilated(x, w, (2,), "VALID"), _f32(2, 3, 11),
+           _f32(4, 3, 3))
+    _check(jax.grad(lambda x, w: lax.conv_general_dilated(x, w, (1, 2, 1), "SAME").sum(),
+                    argnums=(0, 1)), _f32(1, 2, 5, 6, 7), _f32(3, 2, 2, 3, 2))
+    # depthwise: the filter gradient is a batch-grouped convolution
+    _check(jax.grad(lambda x, w: (_conv((1, 1), "SAME", (1, 1), (1, 1), 4)(x, w) ** 2).sum(),
+                    argnums=(0, 1)), _f32(2, 4, 8, 8), _f32(4, 1, 3, 3))
+
+
+def _maxpool(x):
+    return lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 3, 3), (1, 1, 2, 2),
+                             ((0, 0), (0, 0), (1, 1), (1, 1)))
+
+
+def test_pooling_and_its_gradients_pick_xlas_element():
+    x = _f32(2, 3, 9, 9)
+    _check(_maxpool, x)
+    _check(jax.grad(lambda x: (_maxpool(x) ** 2).sum()), x)
+    _check(lambda x, t: jax.jvp(_maxpool, (x,), (t,)), x, 2 * x)
+    # ties: the first maximum of each window gets the gradient, as XLA's select loop
+    ties = jnp.asarray(RNG.integers(-2, 2, (2, 3, 9, 9)).astype(np.float32))
+    _check(jax.grad(lambda x: (_maxpool(x) * jnp.arange(25.0).reshape(5, 5)).sum()), ties)
+    avg = lambda x: lax.reduce_window(x, 0.0, lax.add, (1, 1, 3, 3), (1, 1, 2, 2),  # noqa: E731
+                                      ((0, 0), (0, 0), (1, 1), (1, 1)))
+    _check(jax.grad(lambda x: (avg(x) ** 2).sum()), x)
+    # a global average pooling's gradient (a box as large as the input)
+    _check(jax.grad(lambda x: (lax.reduce_window(x, 0.0, lax.add, (1, 9, 9, 1), (1, 1, 1, 1),
+                                                 "VALID") ** 2).sum()), _f32(2, 9, 9, 4))
+
+
+def test_gather_scatter_modes():
+    a, i = _f32(4, 5), jnp.array([3, 0, 7, -2, 1])
+    _check(lambda a, i: jnp.take(a, i, axis=0, mode="clip"), a, i)
+    _check(lambda a, i: jnp.take(a, i, axis=0, mode="fill"), a, i)
+    _check(lambda a, i: jnp.take_along_axis(a, i, axis=1), a,
+           jnp.asarray(RNG.integers(0, 5, (4, 3))))
+    _check(jax.grad(lambda a, i: (a[i] ** 2).sum()), a, jnp.array([1, 1, 3]))
+    _check(lambda a, i: a.at[i].set(7.0, mode="drop"), a, jnp.array([1, 9, 3]))
+    _check(lambda a, i, u: a.at[i, 2].max(u), a, jnp.array([1, 1, 3]), _f32(3))
+    b, i, j = _f32(5, 6, 7), jnp.array([[1, 2], [3, 4]]), jnp.array([[0, 5], [5, 1]])
+    _check(lambda b, i, j: b[i, j], b, i, j)
+    _check(jax.grad(lambda b, i, j: (b[i, j] ** 2).sum()), b, i, j)
+    _check(lambda a, k: lax.dynamic_slice(a, (k, 1), (2, 3)), a, jnp.int64(3))
+    _check(lambda a, k: lax.dynamic_update_slice(a, jnp.ones((2, 2), jnp.float32), (k, 4)),
+           a, jnp.int64(3))
+
+
+def test_integer_semantics_are_xlas():
+    x = jnp.array([7, -7, 5, -2 ** 31, 0, 13], jnp.int32)
+    y = jnp.array([0, 2, -1, -1, 0, -4], jnp.int32)
+    _check(lambda a, b: (lax.div(a, b), lax.rem(a, b)), x, y)        # / 0 -> -1, % 0 -> a
+    _check(lambda a, b: (lax.div(a, b), lax.rem(a, b)),
+           jnp.array([7, 0], jnp.uint32), jnp.array([0, 0], jnp.uint32))
+    s = jnp.array([1, 31, 32, 40, -1, 3], jnp.int32)
+    _check(lambda a, b: (lax.shift_left(a, b), lax.shift_right_arithmetic(a, b),
+                         lax.shift_right_logical(a, b)), x, s)
+    f = jnp.array([np.nan, np.inf, -np.inf, 3e9, -3e9, 2.7, -2.7, 1e20], jnp.float32)
+    _check(lambda a: (a.astype(jnp.int32), a.astype(jnp.uint8), a.astype(jnp.int64),
+                      a.astype(jnp.uint64), a.astype(jnp.bool_)), f)  # saturating, NaN -> 0
+
+
+def test_elementwise_reductions_sorting_and_products():
+    a = _f32(4, 5)
+    _check(lambda a: (jnp.exp(a), jnp.log(jnp.abs(a)), jnp.tanh(a), jax.nn.sigmoid(a),
+                      lax.rsqrt(jnp.abs(a)), a ** 3, a ** -2, jnp.round(a), lax.round(a, 0),
+                      jnp.sign(a), jnp.expm1(a), jnp.log1p(jnp.abs(a)), jnp.arctan2(a, a + 1),
+                      jax.nn.gelu(a, approximate=False), jnp.clip(a, -0.5, 0.5)), a, rtol=2e-6)
+    _check(lambda a: (a.sum(0), a.max(1), a.min(), a.prod(1), (a > 0).all(1), (a > 0).any(),
+                      jnp.argmax(a, 1), jnp.argmin(a, 0), jax.nn.logsumexp(a, 1)), a)
+    _check(lambda a: (jnp.cumsum(a, 1), jnp.cumprod(a, 0), lax.cummax(a, 1, reverse=True),
+                      jnp.sort(a, 1), jnp.argsort(a, 0)), a)
+    _check(lambda a: lax.top_k(a, 3), jnp.array([[1.0, 3, 3, 2, np.nan], [0, 0, 0, 1, 1]]))
+    _check(lambda a: lax.top_k(a, 2), jnp.array([[1, 3, 3, 2], [0, 0, 0, 1]]))
+    _check(lambda a, b: jnp.einsum("bij,bjk->bik", a, b), _f32(3, 4, 5), _f32(3, 5, 6))
+    _check(lambda a, b: lax.dot_general(a, b, (((2, 0), (3, 1)), ((1,), (0,)))),
+           _f32(4, 3, 5), _f32(3, 4, 2, 5))
+    _check(lambda a, b: jnp.dot(a, b, preferred_element_type=jnp.int32),
+           jnp.asarray(RNG.integers(-100, 100, (4, 5)), jnp.int8),
+           jnp.asarray(RNG.integers(-100, 100, (5, 3)), jnp.int8))
+    _check(jax.grad(lambda a: jax.nn.log_softmax(a).sum() * 3), a)
+
+
+def test_shapes_control_flow_and_padding():
+    a = _f32(4, 5)
+    _check(lambda a: lax.pad(a, jnp.float32(0.5), ((1, -1, 1), (-2, 3, 2))), a)
+    _check(lambda a: (jnp.expand_dims(a, 1), a[:, None, ::2].squeeze(1), jnp.flip(a, 0), a.T,
+                      jnp.tile(a, (2, 1)), jnp.repeat(a, 2, 0), jnp.concatenate([a, a], 1),
+                      jnp.split(a, [1, 3], axis=1)), a)
+    _check(lambda a, p: lax.cond(p, lambda x: x * 2, lambda x: x - 1, a), a, jnp.bool_(True))
+    _check(lambda a: lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 1.5),
+                                    (0, a))[1], a)
+    for rev in (False, True):
+        _check(lambda a: lax.scan(lambda c, x: (c + x, c * x), jnp.zeros(5, jnp.float32), a,
+                                  reverse=rev), a)
+
+
+def test_unsupported_primitives_and_dtypes_are_named():
+    closed = jax.make_jaxpr(lambda k: jax.random.uniform(k, (3,)))(jax.random.PRNGKey(0))
+    assert host_jaxpr.unsupported(closed.jaxpr) is not None
+    closed = jax.make_jaxpr(lambda a: a.astype(jnp.bfloat16))(_f32(3))
+    assert "bfloat16" in host_jaxpr.unsupported(closed.jaxpr)
+    closed = jax.make_jaxpr(lambda a: jnp.fft.fft(a))(_f32(4))
+    assert host_jaxpr.unsupported(closed.jaxpr) is not None
+
+
+def test_estimated_seconds_grow_with_the_work():
+    small = jax.make_jaxpr(lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME"))(
+        _f32(1, 3, 8, 8), _f32(4, 3, 3, 3))
+    big = jax.make_jaxpr(lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME"))(
+        jax.ShapeDtypeStruct((64, 256, 56, 56), jnp.float32),
+        jax.ShapeDtypeStruct((256, 256, 3, 3), jnp.float32))
+    assert host_jaxpr.seconds(small.jaxpr) < 1e-3 < 1.0 < host_jaxpr.seconds(big.jaxpr)

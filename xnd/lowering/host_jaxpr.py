@@ -1,0 +1,588 @@
+"""Jaxprs evaluated by numpy, with XLA:CPU's semantics: xnd's host tier.
+
+MXNet has no compile step: a graph's first call costs what its arithmetic costs.  Every xnd
+program (a bound graph, a fused training step, a backward plan, an optimizer update, an eager
+kernel on a new shape) is an XLA compilation first: 30-70 ms for a one-op kernel on 2 cores,
+about a second for a small network's training step.  For a program's first calls xnd can
+instead trace it (``jax.jit(...).trace``: no compilation) and run its jaxpr here, one numpy
+call per equation, with BLAS doing the convolutions and matrix products.
+
+``evaluate(closed_jaxpr, args)`` runs a jaxpr whose every primitive is in ``RULES``
+(``unsupported`` names the first that is not: such a program compiles as before).  A rule
+follows XLA's definition of its primitive where numpy's differs:
+
+* integer division and remainder by zero give -1 / the dividend (all ones unsigned), and
+  ``INT_MIN / -1`` gives ``INT_MIN``; a float converted to an integer saturates, NaN gives 0;
+  shifts by the bit width or more give 0 (arithmetic right shift: the sign);
+* ``integer_pow`` multiplies by squaring as XLA's expansion does (numpy's ``power`` calls
+  libm's ``pow``, which may round differently); ``round`` has both of XLA's methods;
+* gathers clamp out-of-bounds starts (``mode`` clip and promise) or fill them; scatters
+  clamp or drop whole windows; dynamic slices clamp their starts;
+* a max-pooling gradient (``select_and_scatter_add``) picks the first maximum of a window
+  under ``ge``, the last under ``gt``, as XLA's select loop does.
+
+Float results can differ from XLA's in the last bits where the order of a sum differs
+(reductions, BLAS) or a transcendental is approximated differently; XLA:CPU also flushes
+denormals to zero, numpy keeps them.  The two tiers' numbers therefore agree to float
+tolerance, not bit for bit, like XLA's own optimization levels (docs/porting.md).
+"""
+import ctypes
+import math
+import re
+
+import numpy as np
+
+from . import host_windows as _win
+
+# dtypes numpy computes as XLA does: bfloat16, float8, complex and int4 programs compile
+_DTYPES = frozenset(np.dtype(t) for t in (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64"))
+_SPECIAL_MAX = 1 << 16   # transcendentals numpy lacks (erf...) run per element up to this size
+
+
+Unsupported = _win.Unsupported   # a rule's parameter value it does not follow: compile
+
+
+# ---- elementwise -------------------------------------------------------------------------
+def _unary(f):
+    def rule(eqn, x, **_):
+        return np.asarray(f(x), dtype=eqn.outvars[0].aval.dtype)
+    return rule
+
+
+def _binary(f):
+    def rule(eqn, x, y, out_dtype=None, **_):
+        if out_dtype is not None:       # (mul's mixed precision: computed in the result's)
+            x, y = x.astype(out_dtype), y.astype(out_dtype)
+        return np.asarray(f(x, y), dtype=eqn.outvars[0].aval.dtype)
+    return rule
+
+
+def _is_int(x):
+    return np.issubdtype(x.dtype, np.integer)
+
+
+def _div(eqn, x, y):
+    if not _is_int(x):
+        return np.asarray(np.divide(x, y), dtype=x.dtype)
+    zero = y == 0
+    safe = np.where(zero, 1, y).astype(x.dtype)
+    q = np.floor_divide(x, safe)
+    q = q + ((np.remainder(x, safe) != 0) & ((x < 0) != (safe < 0))).astype(x.dtype)  # truncate
+    if np.issubdtype(x.dtype, np.signedinteger):
+        lo = np.iinfo(x.dtype).min
+        q = np.where((x == lo) & (y == -1), x, q)
+    return np.asarray(np.where(zero, np.array(-1).astype(x.dtype), q), dtype=x.dtype)
+
+
+def _rem(eqn, x, y):
+    if not _is_int(x):
+        return np.asarray(np.fmod(x, y), dtype=x.dtype)
+    zero = y == 0
+    r = np.fmod(x, np.where(zero, 1, y).astype(x.dtype))
+    return np.asarray(np.where(zero, x, r), dtype=x.dtype)
+
+
+def _integer_pow(eqn, x, *, y, **_):
+    """XLA's expansion: multiplication by squaring, then one reciprocal for y < 0."""
+    n, acc = abs(int(y)), None
+    while n:
+        if n & 1:
+            acc = x if acc is None else acc * x
+        n >>= 1
+        if n:
+            x = x * x
+    dt = eqn.outvars[0].aval.dtype
+    acc = np.ones_like(x) if acc is None else acc
+    return np.asarray(np.asarray(1, dt) / acc if y < 0 else acc, dtype=dt)
+
+
+def _round(eqn, x, *, rounding_method=0, **_):
+    if int(rounding_method) == 1:                   # TO_NEAREST_EVEN
+        return np.round(x)
+    t = np.trunc(x)                                 # AWAY_FROM_ZERO; x - trunc(x) is exact
+    return np.asarray(np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t), dtype=x.dtype)
+
+
+def _rsqrt(eqn, x, **_):
+    if x.dtype == np.float64:
+        return 1.0 / np.sqrt(x)
+    return np.asarray(1.0 / np.sqrt(x.astype(np.float64)), dtype=x.dtype)   # rounded once
+
+
+def _convert(eqn, x, *, new_dtype, **_):
+    dt = np.dtype(new_dtype)
+    if dt == x.dtype:
+        return x
+    if dt == np.bool_:
+        return x != 0
+    if np.issubdtype(dt, np.integer) and np.issubdtype(x.dtype, np.floating):
+        info = np.iinfo(dt)                         # saturate; NaN -> 0 (XLA:CPU)
+        f = np.where(np.isnan(x), 0, x).astype(np.float64)
+        hi = f >= float(info.max)                   # (2**63 - 1 rounds up in float64)
+        out = np.clip(np.trunc(np.where(hi, 0, f)), info.min, info.max).astype(dt)
+        return np.where(hi, dt.type(info.max), out)
+    with np.errstate(over="ignore"):
+        return x.astype(dt)
+
+
+def _bitcast(eqn, x, *, new_dtype):
+    dt = np.dtype(new_dtype)
+    if dt.itemsize != x.dtype.itemsize:
+        raise Unsupported("bitcast between sizes")
+    return np.ascontiguousarray(x).view(dt)
+
+
+def _shift(kind):
+    def rule(eqn, x, s):
+        bits = x.dtype.itemsize * 8
+        big = (s < 0) | (s >= bits)
+        s_ok = np.where(big, 0, s).astype(x.dtype)
+        if kind == "left":
+            r, fill = np.left_shift(x, s_ok), 0
+        elif kind == "arith":
+            r, fill = np.right_shift(x, s_ok), np.where(x < 0, -1, 0) if \
+                np.issubdtype(x.dtype, np.signedinteger) else 0
+        else:
+            u = x.view(np.dtype(f"u{x.dtype.itemsize}"))
+            r, fill = np.right_shift(u, s_ok.view(u.dtype)).view(x.dtype), 0
+        return np.asarray(np.where(big, np.asarray(fill).astype(x.dtype), r), dtype=x.dtype)
+    return rule
+
+
+def _math(f):
+    """A transcendental numpy lacks, per element through ``math`` (small arrays only)."""
+    vf = np.vectorize(lambda v: f(float(v)), otypes=[np.float64])
+
+    def rule(eqn, x, **_):
+        if x.size > _SPECIAL_MAX:
+            raise Unsupported("large special function")
+        return np.asarray(vf(x) if x.size else x, dtype=x.dtype)
+    return rule
+
+
+def _select_n(eqn, which, *cases):
+    if len(cases) == 1:
+        return cases[0]
+    if which.dtype == np.bool_:
+        return np.where(which, cases[1], cases[0])
+    out = cases[0]
+    for i, c in enumerate(cases[1:], 1):
+        out = np.where(which == i, c, out)
+    return out
+
+
+def _clamp(eqn, lo, x, hi):
+    return np.asarray(np.minimum(np.maximum(x, lo), hi), dtype=x.dtype)
+
+
+# ---- shape and data movement -------------------------------------------------------------
+def _broadcast_in_dim(eqn, x, *dyn, shape, broadcast_dimensions, **_):
+    if dyn:
+        raise Unsupported("dynamic shapes")
+    expanded = [1] * len(shape)
+    for d, s in zip(broadcast_dimensions, x.shape):
+        expanded[d] = s
+    return np.broadcast_to(np.reshape(x, expanded), shape)
+
+
+def _reshape(eqn, x, *dyn, new_sizes, dimensions=None, **_):
+    if dyn:
+        raise Unsupported("dynamic shapes")
+    if dimensions is not None:                      # XLA: collapse in this order
+        x = np.transpose(x, dimensions)
+    return np.reshape(x, new_sizes)
+
+
+def _slice(eqn, x, *, start_indices, limit_indices, strides=None):
+    strides = strides or (1,) * x.ndim
+    return x[tuple(slice(a, b, s) for a, b, s in zip(start_indices, limit_indices, strides))]
+
+
+def _clamped_starts(shape, sizes, starts):
+    return [int(min(max(int(s), 0), d - n)) for s, d, n in zip(starts, shape, sizes)]
+
+
+def _dynamic_slice(eqn, x, *starts, slice_sizes):
+    if len(starts) != x.ndim:
+        raise Unsupported("dynamic shapes")
+    st = _clamped_starts(x.shape, slice_sizes, starts)
+    return x[tuple(slice(s, s + n) for s, n in zip(st, slice_sizes))]
+
+
+def _dynamic_update_slice(eqn, x, update, *starts):
+    st = _clamped_starts(x.shape, update.shape, starts)
+    out = np.array(x, copy=True)
+    out[tuple(slice(s, s + n) for s, n in zip(st, update.shape))] = update
+    return out
+
+
+def _pad(eqn, x, value, *, padding_config):
+    out = x
+    if any(i for _, _, i in padding_config):          # interior: value between elements
+        shape = [n + max(n - 1, 0) * i for n, (_, _, i) in zip(x.shape, padding_config)]
+        out = np.full(shape, value, x.dtype)
+        out[tuple(slice(None, None, i + 1) for _, _, i in padding_config)] = x
+    widths = [(max(lo, 0), max(hi, 0)) for lo, hi, _ in padding_config]
+    if any(w != (0, 0) for w in widths):
+        out = np.pad(out, widths, constant_values=value)
+    crop = tuple(slice(-lo if lo < 0 else 0, (n - (-hi if hi < 0 else 0)))
+                 for (lo, hi, _), n in zip(padding_config, out.shape))
+    return out[crop]
+
+
+def _iota(eqn, *dyn, dtype, shape, dimension, **_):
+    if dyn:
+        raise Unsupported("dynamic shapes")
+    r = np.arange(shape[dimension], dtype=dtype)
+    expanded = [1] * len(shape)
+    expanded[dimension] = shape[dimension]
+    return np.broadcast_to(r.reshape(expanded), shape)
+
+
+def _split(eqn, x, *, sizes, axis):
+    return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
+
+
+def _concatenate(eqn, *xs, dimension):
+    return np.concatenate(xs, axis=dimension)
+
+
+def _identity(eqn, *xs, **_):
+    return xs[0] if len(xs) == 1 and not eqn.primitive.multiple_results else list(xs)
+
+
+# ---- reductions, scans, sorting --------------------------------------------------------------
+def _init(dtype, which):
+    if np.issubdtype(dtype, np.floating):
+        return -np.inf if which == "max" else np.inf
+    if dtype == np.bool_:
+        return which != "max"
+    info = np.iinfo(dtype)
+    return info.min if which == "max" else info.max
+
+
+def _reduce(kind):
+    def rule(eqn, x, *, axes, **_):
+        axes = tuple(axes)
+        if kind == "sum":
+            return np.sum(x, axis=axes, dtype=x.dtype)
+        if kind == "prod":
+            return np.prod(x, axis=axes, dtype=x.dtype)
+        if kind in ("max", "min"):
+            f = np.max if kind == "max" else np.min
+            return np.asarray(f(x, axis=axes, initial=_init(x.dtype, kind)), dtype=x.dtype)
+        f = {"and": np.logical_and if x.dtype == np.bool_ else np.bitwise_and,
+             "or": np.logical_or if x.dtype == np.bool_ else np.bitwise_or,
+             "xor": np.logical_xor if x.dtype == np.bool_ else np.bitwise_xor}[kind]
+        return np.asarray(f.reduce(x, axis=axes), dtype=x.dtype)
+    return rule
+
+
+def _arg(kind):
+    def rule(eqn, x, *, axes, index_dtype):
+        if x.shape[axes[0]] == 0:
+            raise Unsupported("arg-reduction of an empty axis")
+        f = np.argmax if kind == "max" else np.argmin
+        return f(x, axis=axes[0]).astype(index_dtype)
+    return rule
+
+
+def _cumulative(f):
+    def rule(eqn, x, *, axis, reverse):
+        y = np.flip(x, axis) if reverse else x
+        r = f(y, axis)
+        return np.asarray(np.flip(r, axis) if reverse else r, dtype=x.dtype)
+    return rule
+
+
+def _cumsum(y, axis):
+    return np.cumsum(y, axis=axis, dtype=y.dtype)
+
+
+def _cumprod(y, axis):
+    return np.cumprod(y, axis=axis, dtype=y.dtype)
+
+
+def _sort(eqn, *xs, dimension, is_stable, num_keys):
+    keys = [np.moveaxis(k, dimension, -1) for k in xs[:num_keys]]
+    order = np.lexsort(keys[::-1], axis=-1) if num_keys > 1 else \
+        np.argsort(keys[0], axis=-1, kind="stable")
+    return [np.moveaxis(np.take_along_axis(np.moveaxis(x, dimension, -1), order, -1), -1, dimension)
+            for x in xs]
+
+
+def _top_k(eqn, x, *dyn, k, axis=-1, **_):
+    if dyn:
+        raise Unsupported("dynamic k")
+    y = np.moveaxis(x, axis, -1)
+    # descending, ties in index order, NaN largest: a stable ascending sort of the reversed
+    # row, read backwards
+    n = y.shape[-1]
+    order = (n - 1 - np.argsort(y[..., ::-1], axis=-1, kind="stable"))[..., ::-1][..., :k]
+    vals = np.take_along_axis(y, order, -1)
+    return [np.moveaxis(vals, -1, axis), np.moveaxis(order.astype(np.int32), -1, axis)]
+
+
+# ---- products ----------------------------------------------------------------------------
+def _dot_general(eqn, x, y, *, dimension_numbers, preferred_element_type=None, **_):
+    (xc, yc), (xb, yb) = dimension_numbers
+    dt = eqn.outvars[0].aval.dtype
+    work = _work_dtype(x.dtype, y.dtype, dt)
+    xf = [d for d in range(x.ndim) if d not in xc and d not in xb]
+    yf = [d for d in range(y.ndim) if d not in yc and d not in yb]
+    batch = [x.shape[d] for d in xb]
+    m = [x.shape[d] for d in xf]
+    n = [y.shape[d] for d in yf]
+    k = math.prod(x.shape[d] for d in xc)
+    a = np.transpose(x, list(xb) + xf + list(xc)).reshape(
+        (math.prod(batch), math.prod(m), k)).astype(work, copy=False)
+    b = np.transpose(y, list(yb) + list(yc) + yf).reshape(
+        (math.prod(batch), k, math.prod(n))).astype(work, copy=False)
+    return np.asarray(np.matmul(a, b).reshape(batch + m + n), dtype=dt)
+
+
+def _work_dtype(a, b, out):
+    """float16 products accumulate in float32, as XLA:CPU's dot emitter does."""
+    if np.issubdtype(out, np.floating):
+        return np.result_type(np.float32, out)
+    return np.dtype(out)
+
+
+# ---- calls and control flow -------------------------------------------------------------
+def _inner(params):
+    for k in ("jaxpr", "call_jaxpr", "fun_jaxpr"):
+        j = params.get(k)
+        if j is not None:
+            return j
+    raise Unsupported("call without a jaxpr")
+
+
+def _call(eqn, *args, **params):
+    j = _inner(params)
+    return evaluate(j, args) if hasattr(j, "consts") else _run(j, (), args)
+
+
+def _cond(eqn, index, *ops, branches, **_):
+    i = int(np.clip(int(index), 0, len(branches) - 1))
+    return evaluate(branches[i], ops)
+
+
+def _while(eqn, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, **_):
+    cc, bc = args[:cond_nconsts], args[cond_nconsts:cond_nconsts + body_nconsts]
+    carry = list(args[cond_nconsts + body_nconsts:])
+    while bool(evaluate(cond_jaxpr, list(cc) + carry)[0]):
+        carry = evaluate(body_jaxpr, list(bc) + carry)
+    return carry
+
+
+def _scan(eqn, *args, jaxpr, length, reverse, num_consts, num_carry, **_):
+    consts, carry = list(args[:num_consts]), list(args[num_consts:num_consts + num_carry])
+    xs = args[num_consts + num_carry:]
+    ys = []
+    for i in (range(length - 1, -1, -1) if reverse else range(length)):
+        out = evaluate(jaxpr, consts + carry + [x[i] for x in xs])
+        carry, y = out[:num_carry], out[num_carry:]
+        ys.append(y)
+    if reverse:
+        ys.reverse()
+    avals = [v.aval for v in eqn.outvars[num_carry:]]
+    stacked = [np.stack([y[j] for y in ys]) if ys else np.zeros(a.shape, a.dtype)
+               for j, a in enumerate(avals)]
+    return list(carry) + stacked
+
+
+def _pure_callback(eqn, *args, callback, **_):
+    outs = callback(*args)
+    return [np.asarray(o, dtype=v.aval.dtype) for o, v in zip(outs, eqn.outvars)]
+
+
+RULES = {
+    # arithmetic
+    "neg": _unary(np.negative), "sign": _unary(np.sign), "floor": _unary(np.floor),
+    "ceil": _unary(np.ceil), "round": _round, "is_finite": _unary(np.isfinite),
+    "exp": _unary(np.exp), "exp2": _unary(np.exp2), "log": _unary(np.log),
+    "log1p": _unary(np.log1p), "expm1": _unary(np.expm1), "tanh": _unary(np.tanh),
+    "logistic": _unary(lambda x: 1 / (1 + np.exp(-x))),
+    "sin": _unary(np.sin), "cos": _unary(np.cos), "tan": _unary(np.tan),
+    "asin": _unary(np.arcsin), "acos": _unary(np.arccos), "atan": _unary(np.arctan),
+    "sinh": _unary(np.sinh), "cosh": _unary(np.cosh), "asinh": _unary(np.arcsinh),
+    "acosh": _unary(np.arccosh), "atanh": _unary(np.arctanh),
+    "sqrt": _unary(np.sqrt), "rsqrt": _rsqrt, "cbrt": _unary(np.cbrt),
+    "abs": _unary(np.abs), "not": _unary(np.invert), "square": _unary(np.square),
+    "integer_pow": _integer_pow, "erf": _math(math.erf), "erfc": _math(math.erfc),
+    "lgamma": _math(math.lgamma),
+    "add": _binary(np.add), "add_any": _binary(np.add), "sub": _binary(np.subtract),
+    "mul": _binary(np.multiply), "div": _div, "rem": _rem, "pow": _binary(np.power),
+    "max": _binary(np.maximum), "min": _binary(np.minimum), "atan2": _binary(np.arctan2),
+    "nextafter": _binary(np.nextafter),
+    "and": _binary(np.bitwise_and), "or": _binary(np.bitwise_or), "xor": _binary(np.bitwise_xor),
+    "eq": _binary(np.equal), "ne": _binary(np.not_equal), "lt": _binary(np.less),
+    "le": _binary(np.less_equal), "gt": _binary(np.greater), "ge": _binary(np.greater_equal),
+    "shift_left": _shift("left"), "shift_right_arithmetic": _shift("arith"),
+    "shift_right_logical": _shift("logical"),
+    "select_n": _select_n, "clamp": _clamp,
+    "convert_element_type": _convert, "bitcast_convert_type": _bitcast,
+    # shapes and data movement
+    "broadcast_in_dim": _broadcast_in_dim, "reshape": _reshape,
+    "transpose": lambda eqn, x, *, permutation: np.transpose(x, permutation),
+    "squeeze": lambda eqn, x, *, dimensions: np.squeeze(x, tuple(dimensions)),
+    "expand_dims": lambda eqn, x, *, dimensions: np.expand_dims(x, tuple(dimensions)),
+    "rev": lambda eqn, x, *, dimensions: np.flip(x, tuple(dimensions)) if dimensions else x,
+    "slice": _slice, "dynamic_slice": _dynamic_slice,
+    "dynamic_update_slice": _dynamic_update_slice, "pad": _pad, "iota": _iota,
+    "split": _split, "concatenate": _concatenate,
+    "tile": lambda eqn, x, *, reps: np.tile(x, reps),
+    "copy": _identity, "copy_p": _identity, "stop_gradient": _identity,
+    "optimization_barrier": _identity, "sharding_constraint": _identity,
+    # reductions, scans, sorting
+    "reduce_sum": _reduce("sum"), "reduce_prod": _reduce("prod"),
+    "reduce_max": _reduce("max"), "reduce_min": _reduce("min"),
+    "reduce_and": _reduce("and"), "reduce_or": _reduce("or"), "reduce_xor": _reduce("xor"),
+    "argmax": _arg("max"), "argmin": _arg("min"),
+    "cumsum": _cumulative(_cumsum), "cumprod": _cumulative(_cumprod),
+    "cummax": _cumulative(lambda y, a: np.maximum.accumulate(y, axis=a)),
+    "cummin": _cumulative(lambda y, a: np.minimum.accumulate(y, axis=a)),
+    "sort": _sort, "top_k": _top_k,
+    # products, windows, indexing
+    "dot_general": _dot_general, **_win.RULES,
+    # calls and control flow
+    "pjit": _call, "jit": _call, "closed_call": _call, "core_call": _call,
+    "custom_jvp_call": _call, "custom_vjp_call": _call, "custom_vjp_call_jaxpr": _call,
+    "remat": _call, "checkpoint": _call, "cond": _cond, "while": _while, "scan": _scan,
+    "pure_callback": _pure_callback,
+}
+_MULTIPLE = {"sort", "top_k", "split", "optimization_barrier"}
+
+
+def _sub_jaxprs(eqn):
+    for v in eqn.params.values():
+        for j in (v if isinstance(v, (tuple, list)) else (v,)):
+            inner = getattr(j, "jaxpr", None)
+            if inner is not None and hasattr(inner, "eqns"):
+                yield inner
+            elif hasattr(j, "eqns"):
+                yield j
+
+
+def unsupported(jaxpr):
+    """The name of the first primitive (or dtype) of ``jaxpr`` that ``evaluate`` cannot run
+    as XLA would, or None."""
+    for v in list(jaxpr.invars) + list(jaxpr.outvars):
+        dt = getattr(getattr(v, "aval", None), "dtype", None)
+        if dt is not None and np.dtype(dt) not in _DTYPES:
+            return f"dtype {dt}"
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        if name not in RULES:
+            return name
+        for v in eqn.outvars:
+            dt = getattr(v.aval, "dtype", None)
+            if dt is None or np.dtype(dt) not in _DTYPES:
+                return f"{name} -> {dt}"
+        for inner in _sub_jaxprs(eqn):
+            bad = unsupported(inner)
+            if bad:
+                return bad
+    return None
+
+
+def _literal(v):
+    return np.asarray(v.val, dtype=v.aval.dtype)
+
+
+def _run(jaxpr, consts, args):
+    env = {}
+    for v, c in zip(jaxpr.constvars, consts):
+        env[v] = np.asarray(c)
+    for v, a in zip(jaxpr.invars, args):
+        env[v] = a
+    for eqn in jaxpr.eqns:
+        ins = [_literal(v) if type(v).__name__ == "Literal" else env[v] for v in eqn.invars]
+        out = RULES[eqn.primitive.name](eqn, *ins, **eqn.params)
+        if eqn.primitive.multiple_results or eqn.primitive.name in _MULTIPLE:
+            for v, o in zip(eqn.outvars, out):
+                env[v] = o
+        else:
+            env[eqn.outvars[0]] = out
+    return [_literal(v) if type(v).__name__ == "Literal" else env[v] for v in jaxpr.outvars]
+
+
+def evaluate(closed, args):
+    """The outputs of ``closed`` (a ClosedJaxpr) on numpy ``args``, as numpy arrays, with
+    numpy's BLAS on one thread (``_blas_threads``)."""
+    old = _blas_threads(1)
+    try:
+        with np.errstate(all="ignore"):
+            return _run(closed.jaxpr, closed.consts, [np.asarray(a) for a in args])
+    finally:
+        _blas_threads(old)
+
+
+def _find_blas():
+    """numpy's OpenBLAS thread setters (``set(n)`` -> previous n), or None for another
+    BLAS.  One thread: a product's summation order, so its last bits, then do not depend on
+    the machine, and OpenBLAS's second thread spins for tens of milliseconds when the other
+    core is busy (a 144x16 product measured 0.6 ms on one thread, 8 ms on two under load)."""
+    try:
+        with open("/proc/self/maps") as f:
+            paths = set(re.findall(r"(/\S*openblas\S*\.so\S*)", f.read()))
+    except OSError:
+        return None
+    for path in paths:
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for suffix in ("64_", "", "_64_"):
+            for prefix in ("scipy_openblas", "openblas"):
+                get = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
+                put = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
+                if get is not None and put is not None:
+                    def set_threads(n, get=get, put=put):
+                        old = get()
+                        if n != old:
+                            put(ctypes.c_int(n))
+                        return old
+                    return set_threads
+    return None
+
+
+_BLAS = []
+
+
+def _blas_threads(n):
+    if not _BLAS:
+        _BLAS.append(_find_blas())
+    f = _BLAS[0]
+    return n if f is None else f(n)
+
+
+# ---- what a program costs here ----------------------------------------------------------
+def seconds(jaxpr):
+    """A rough estimate of ``evaluate``'s time for ``jaxpr`` on this machine's numpy: the
+    products' arithmetic at ``FLOPS``, every result's elements at ``ELEMENTS`` per second,
+    and each equation's Python overhead.  Only its scale matters: a program far over the
+    host budget compiles."""
+    flops, elements, eqns = _count(jaxpr)
+    return flops / FLOPS + elements / ELEMENTS + eqns * EQN_S
+
+
+FLOPS, ELEMENTS, EQN_S = 4e10, 4e8, 1e-5
+
+
+def _count(jaxpr, times=1):
+    flops = elements = eqns = 0
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        eqns += times
+        out = sum(math.prod(getattr(v.aval, "shape", ())) for v in eqn.outvars)
+        elements += out * times
+        if name in ("dot_general", "conv_general_dilated"):
+            flops += 2 * out * _win.reduced_size(eqn) * times
+        n = eqn.params.get("length", 1) if name == "scan" else 1
+        for inner in _sub_jaxprs(eqn):
+            f, e, q = _count(inner, times * n)
+            flops, elements, eqns = flops + f, elements + e, eqns + q
+    return flops, elements, eqns
