@@ -154,8 +154,16 @@ def test_shapes_control_flow_and_padding():
 
 
 def test_unsupported_primitives_and_dtypes_are_named():
-    closed = jax.make_jaxpr(lambda k: jax.random.uniform(k, (3,)))(jax.random.PRNGKey(0))
-    assert host_jaxpr.unsupported(closed.jaxpr) is not None
+    closed = jax.make_jaxpr(lambda a, b: lax.igamma(a, b))(_f32(3), _f32(3))
+    assert host_jaxpr.unsupported(closed.jaxpr) == "igamma"
+    # XLA's bit generator whose new state is read (it depends on the length drawn), and a
+    # typed key as a result
+    closed = jax.make_jaxpr(lambda k: lax.rng_bit_generator(k, (3,), dtype=jnp.uint32))(
+        jnp.zeros(4, jnp.uint32))
+    with pytest.raises(host_jaxpr.Unsupported, match="state"):
+        host_jaxpr.evaluate(closed, [np.zeros(4, np.uint32)])
+    closed = jax.make_jaxpr(lambda k: jax.random.wrap_key_data(k))(jnp.zeros(2, jnp.uint32))
+    assert "key" in host_jaxpr.unsupported(closed.jaxpr)
     closed = jax.make_jaxpr(lambda a: a.astype(jnp.bfloat16))(_f32(3))
     assert "bfloat16" in host_jaxpr.unsupported(closed.jaxpr)
     closed = jax.make_jaxpr(lambda a: jnp.fft.fft(a))(_f32(4))
@@ -181,3 +189,53 @@ def test_float32_transcendentals_are_rounded_once():
     assert got[0][0] == np.float32(2.7182817)
     assert got[1][0] == np.float32(np.tanh(np.float64(np.float32(0.3))))
     assert got[2][0] == np.float32(np.log(2.0))
+
+
+@pytest.mark.parametrize("partitionable", [False, True])
+def test_threefry_bits_are_xlas(partitionable):
+    """Seeding, folding in, splitting and drawing bits of every width, in both of JAX's
+    layouts: the same bits as XLA (xnd/lowering/host_random.py)."""
+    old = jax.config.jax_threefry_partitionable
+    jax.config.update("jax_threefry_partitionable", partitionable)
+    try:
+        raw = jnp.asarray(np.array([7, 12345], np.uint32))
+
+        def draws(k):
+            key = jax.random.fold_in(jax.random.wrap_key_data(k), 99)
+            a, b = jax.random.split(key)
+            return (jax.random.bits(a, (3, 5), jnp.uint32), jax.random.bits(b, (7,), jnp.uint8),
+                    jax.random.bits(a, (2, 3), jnp.uint16), jax.random.bits(b, (5,), jnp.uint64),
+                    jax.random.uniform(a, (4, 3), jnp.float32), jax.random.normal(b, (9,)),
+                    jax.random.bernoulli(a, 0.3, (6,)), jax.random.key_data(
+                        jax.random.split(jax.random.key(2 ** 40 + 3), 3)))
+        _check(draws, raw, rtol=1e-6)
+        _check(lambda s: jax.random.key_data(jax.random.key(s)), jnp.int64(-5))
+        _check(jax.vmap(lambda k: jax.random.bits(jax.random.wrap_key_data(k), (4,))),
+               jnp.asarray(np.array([[1, 2], [3, 4], [5, 6]], np.uint32)))
+    finally:
+        jax.config.update("jax_threefry_partitionable", old)
+
+
+@pytest.mark.parametrize("name,inputs,attrs", [
+    ("Dropout", [(40, 50)], {"p": 0.5, "is_train": True}),
+    ("_random_uniform", [], {"low": -1.0, "high": 2.0, "shape": (7, 3)}),
+    ("_random_normal", [], {"loc": 0.5, "scale": 2.0, "shape": (33,)}),
+    ("_random_randint", [], {"low": -5, "high": 9, "shape": (4, 5), "dtype": "int32"}),
+    ("_random_gamma", [], {"alpha": 2.5, "beta": 1.5, "shape": (6,)}),
+    ("_random_exponential", [], {"lam": 3.0, "shape": (6,)}),
+    ("_shuffle", [(9, 2)], {}),
+])
+def test_xnds_own_draws_give_xlas_bits(name, inputs, attrs):
+    """xnd's key (seed, counter) through JAX's 'rbg' PRNG (lowering/random.py): its
+    threefry seeding and folding in, and XLA's RngBitGenerator at a bucketed length."""
+    import xnd  # noqa: F401  (registers the operators)
+    from xnd.lowering import registry
+    op = registry.get(name)
+    parsed = op.parse_attrs({k: v for k, v in attrs.items() if k != "is_train"})
+    static = {k: parsed[k] for k in op.static if k in parsed}
+    if "is_train" in op.static:
+        static["is_train"] = attrs["is_train"]
+    key = np.array([3, 17], np.uint32)
+    args = [_f32(*s) for s in inputs]
+    # bits exact; floats within an ulp (XLA fuses low + (high - low) * u into one multiply-add)
+    _check(lambda *a: op.fn(*a[:-1], **static, key=a[-1]), *args, jnp.asarray(key), rtol=2e-7)

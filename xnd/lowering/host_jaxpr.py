@@ -32,6 +32,7 @@ import re
 
 import numpy as np
 
+from . import host_random as _rand
 from . import host_windows as _win
 
 # dtypes numpy computes as XLA does: bfloat16, float8, complex and int4 programs compile
@@ -139,11 +140,16 @@ def _convert(eqn, x, *, new_dtype, **_):
         return x.astype(dt)
 
 
-def _bitcast(eqn, x, *, new_dtype):
+def _bitcast(eqn, x, *, new_dtype, **_):
+    """Little-endian, as XLA's: a wider type's words split along a new last axis (or joined
+    from it)."""
     dt = np.dtype(new_dtype)
-    if dt.itemsize != x.dtype.itemsize:
-        raise Unsupported("bitcast between sizes")
-    return np.ascontiguousarray(x).view(dt)
+    c = np.ascontiguousarray(x)
+    if dt.itemsize == x.dtype.itemsize:
+        return c.view(dt)
+    if dt.itemsize < x.dtype.itemsize:
+        return c.reshape(-1).view(dt).reshape(x.shape + (x.dtype.itemsize // dt.itemsize,))
+    return c.reshape(-1).view(dt).reshape(x.shape[:-1])
 
 
 def _shift(kind):
@@ -172,6 +178,38 @@ def _math(f):
             raise Unsupported("large special function")
         return np.asarray(vf(x) if x.size else x, dtype=x.dtype)
     return rule
+
+
+_ERFINV_SMALL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                 0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_ERFINV_LARGE = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                 0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
+def _erf_inv(eqn, x, **_):
+    """XLA's erf_inv: Giles' single-precision polynomials in w = -log(1 - x^2) (float32 and
+    float16; normal samplers draw through it), refined by Newton steps on math.erf for
+    float64 (small arrays, as ``_math``)."""
+    dt = x.dtype
+    xd = x.astype(np.float64 if dt == np.float64 else np.float32)   # XLA's precision
+    w = -np.log1p((-xd * xd).astype(np.float64)).astype(xd.dtype)
+    small = w < 5.0
+    ws, wl = w - xd.dtype.type(2.5), np.sqrt(w) - xd.dtype.type(3.0)
+    ps, pl = np.full_like(xd, _ERFINV_SMALL[0]), np.full_like(xd, _ERFINV_LARGE[0])
+    for a, b in zip(_ERFINV_SMALL[1:], _ERFINV_LARGE[1:]):
+        ps, pl = xd.dtype.type(a) + ps * ws, xd.dtype.type(b) + pl * wl
+    y = np.where(small, ps, pl) * xd
+    y = np.where(np.abs(xd) == 1.0, xd * np.inf, y)
+    if dt == np.float64:
+        if x.size > _SPECIAL_MAX:
+            raise Unsupported("large float64 erf_inv")
+        erf = np.vectorize(math.erf, otypes=[np.float64])
+        for _ in range(3):
+            fin = np.isfinite(y)
+            yf = np.where(fin, y, 0.0)
+            step = (erf(yf) - xd) / (2 / math.sqrt(math.pi) * np.exp(-yf * yf))
+            y = np.where(fin, y - step, y)
+    return np.asarray(y, dtype=dt)
 
 
 def _select_n(eqn, which, *cases):
@@ -424,7 +462,7 @@ RULES = {
     "sqrt": _unary(np.sqrt), "rsqrt": _rsqrt, "cbrt": _precise(np.cbrt),
     "abs": _unary(np.abs), "not": _unary(np.invert), "square": _unary(np.square),
     "integer_pow": _integer_pow, "erf": _math(math.erf), "erfc": _math(math.erfc),
-    "lgamma": _math(math.lgamma),
+    "lgamma": _math(math.lgamma), "erf_inv": _erf_inv,
     "add": _binary(np.add), "add_any": _binary(np.add), "sub": _binary(np.subtract),
     "mul": _binary(np.multiply), "div": _div, "rem": _rem, "pow": _precise(np.power),
     "max": _binary(np.maximum), "min": _binary(np.minimum), "atan2": _precise(np.arctan2),
@@ -446,6 +484,7 @@ RULES = {
     "dynamic_update_slice": _dynamic_update_slice, "pad": _pad, "iota": _iota,
     "split": _split, "concatenate": _concatenate,
     "tile": lambda eqn, x, *, reps: np.tile(x, reps),
+    "stack": lambda eqn, *xs, axis, **_: np.stack(xs, axis=axis),
     "copy": _identity, "copy_p": _identity, "stop_gradient": _identity,
     "optimization_barrier": _identity, "sharding_constraint": _identity,
     # reductions, scans, sorting
@@ -457,15 +496,15 @@ RULES = {
     "cummax": _cumulative(lambda y, a: np.maximum.accumulate(y, axis=a)),
     "cummin": _cumulative(lambda y, a: np.minimum.accumulate(y, axis=a)),
     "sort": _sort, "top_k": _top_k,
-    # products, windows, indexing
-    "dot_general": _dot_general, **_win.RULES,
+    # products, windows, indexing, random bits
+    "dot_general": _dot_general, **_win.RULES, **_rand.RULES,
     # calls and control flow
     "pjit": _call, "jit": _call, "closed_call": _call, "core_call": _call,
     "custom_jvp_call": _call, "custom_vjp_call": _call, "custom_vjp_call_jaxpr": _call,
     "remat": _call, "checkpoint": _call, "cond": _cond, "while": _while, "scan": _scan,
     "pure_callback": _pure_callback,
 }
-_MULTIPLE = {"sort", "top_k", "split", "optimization_barrier"}
+_MULTIPLE = {"sort", "top_k", "split", "optimization_barrier"} | _rand.MULTIPLE
 
 
 def _sub_jaxprs(eqn):
@@ -478,23 +517,35 @@ def _sub_jaxprs(eqn):
                 yield j
 
 
-def unsupported(jaxpr):
+def _dtype_ok(dt, keys):
+    if dt is None:
+        return False
+    if str(dt).startswith("key<"):                 # typed PRNG keys, inside a program only
+        return keys
+    try:
+        return np.dtype(dt) in _DTYPES
+    except TypeError:
+        return False
+
+
+def unsupported(jaxpr, top=True):
     """The name of the first primitive (or dtype) of ``jaxpr`` that ``evaluate`` cannot run
-    as XLA would, or None."""
+    as XLA would, or None.  (It also marks the states of random-bit generators that nothing
+    reads: ``host_random`` can draw those at a bucketed length.)"""
+    _rand.mark_unread_states(jaxpr)
     for v in list(jaxpr.invars) + list(jaxpr.outvars):
         dt = getattr(getattr(v, "aval", None), "dtype", None)
-        if dt is not None and np.dtype(dt) not in _DTYPES:
+        if dt is not None and not _dtype_ok(dt, not top):
             return f"dtype {dt}"
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
         if name not in RULES:
             return name
         for v in eqn.outvars:
-            dt = getattr(v.aval, "dtype", None)
-            if dt is None or np.dtype(dt) not in _DTYPES:
-                return f"{name} -> {dt}"
+            if not _dtype_ok(getattr(v.aval, "dtype", None), True):
+                return f"{name} -> {getattr(v.aval, 'dtype', None)}"
         for inner in _sub_jaxprs(eqn):
-            bad = unsupported(inner)
+            bad = unsupported(inner, top=False)
             if bad:
                 return bad
     return None
