@@ -278,3 +278,22 @@ def test_ndarrayiter_compiles_once_per_batch_shape():
     b.data[0][:] = -1           # a batch is a copy (as MXNet's slice_axis): the source is intact
     assert next(iter(io.NDArrayIter(x, batch_size=100))).data[0].asnumpy().min() >= 0
     assert it.data[0][1].asnumpy().min() >= 0
+
+
+def test_ndarrayiter_labels_longer_than_the_data_give_their_first_rows():
+    """MXNet 1.9.1 sizes an NDArrayIter by its first data array: longer label arrays give
+    their first rows (MXNet's test_sample_weight_loss scores data[10:] against the first ten
+    labels), and a shorter one fails at the batch that reaches past it, naming slice_axis."""
+    data = mx.nd.array(np.arange(30, dtype=np.float32).reshape(10, 3))
+    it = io.NDArrayIter(data, {"label": mx.nd.arange(20), "w": mx.nd.arange(20) * 2},
+                        batch_size=5)
+    batches = list(it)
+    assert len(batches) == 2 and [b.label[0].shape for b in batches] == [(5,), (5,)]
+    np.testing.assert_array_equal(batches[1].label[0].asnumpy(), [5, 6, 7, 8, 9])
+    np.testing.assert_array_equal(batches[1].label[1].asnumpy(), [10, 12, 14, 16, 18])
+    it = io.NDArrayIter(mx.nd.ones((20, 3)), {"label": mx.nd.arange(10)}, batch_size=10)
+    first = next(iter(it))
+    np.testing.assert_array_equal(first.label[0].asnumpy(), np.arange(10))
+    with pytest.raises(mx.base.MXNetError, match="slice_axis: Invalid end for end=20 as "
+                                                 "axis_size is 10"):
+        next(it)

@@ -14,6 +14,7 @@ from collections import namedtuple
 import jax
 import numpy as np
 
+from ...base import MXNetError
 from ...lowering import xla_options
 from ...ndarray import _wrap
 from .. import ndarray as nd
@@ -253,13 +254,20 @@ _slice_kernel = xla_options.lazy_jit(_slice_batch, static_argnums=(2, 3))
 def _slices(arrays, axis, start, end):
     """Copies of ``a[start:end]`` along ``axis`` (MXNet's slice_axis) for every array, in one
     dispatch compiled once per batch size and array shapes: the start is a traced argument,
-    so every batch of an epoch reuses the kernel."""
+    so every batch of an epoch reuses the kernel.  The bounds come from the first array; a
+    longer one (labels longer than the data) gives its first rows, as MXNet's, and a shorter
+    one MXNet's slice_axis error."""
     if not arrays:
         return []
     n = arrays[0].shape[axis]
     start, end = max(0, min(start, n)), max(0, min(end, n))
     size = max(0, end - start)
-    if size == n:
+    for a in arrays:
+        if a.shape[axis] < end:
+            raise MXNetError(f"slice_axis: Invalid end for end={end} as axis_size is "
+                             f"{a.shape[axis]} (an array of the iterator is shorter than its "
+                             f"first, {n})")
+    if all(a.shape[axis] == size for a in arrays):
         return [a.copy() for a in arrays]
     vals = _slice_kernel([a._val() for a in arrays], np.int64(start), size, axis)
     return [_wrap(v, a.context) for v, a in zip(vals, arrays)]
