@@ -14,7 +14,7 @@ import numpy as onp
 
 from .numpy import _F32, _F64, _bound, _fdt, _literal, _thaw
 from .random import gamma as _gamma_f32
-from .random import prng
+from .random import affine, narrow, normal32, prng
 from .registry import Dynamic, _ANY_SHAPE, register
 
 
@@ -29,12 +29,13 @@ def _bshape(size, *params):
 
 def _uniform(k, low=0.0, high=1.0, size=None, dtype=None):
     s = _bshape(size, low, high)
-    return (low + (jnp.asarray(high) - low) * jax.random.uniform(k, s, jnp.float32)).astype(_fdt(dtype))
+    return narrow(affine(low, jnp.asarray(high) - low, jax.random.uniform(k, s, jnp.float32)),
+                  _fdt(dtype))
 
 
 def _normal(k, loc=0.0, scale=1.0, size=None, dtype=None):
     s = _bshape(size, loc, scale)
-    return (loc + jnp.asarray(scale) * jax.random.normal(k, s, jnp.float32)).astype(_fdt(dtype))
+    return narrow(affine(loc, jnp.asarray(scale), normal32(k, s)), _fdt(dtype))
 
 
 def _randint(k, low, high=None, size=None, dtype=None):

@@ -50,14 +50,17 @@ def prng(key, impl=RBG):
 _GAMMA_ROUNDS = 64  # each round accepts over 95% of what is left: 64 never run out
 
 
-def gamma(key, alpha, shape):
-    """Gamma(alpha, scale 1) float32 samples of ``shape`` (alpha broadcast to it): Marsaglia
+def gamma(key, alpha, shape, dtype=jnp.float32):
+    """Gamma(alpha, scale 1) samples of ``shape`` (alpha broadcast to it), float32 unless
+    ``dtype`` says otherwise: Marsaglia
     and Tsang's method, drawing whole arrays and keeping the first accepted candidate per
     element, with alpha < 1 boosted as Gamma(alpha + 1) * U^(1/alpha). JAX's own sampler
     runs a rejection loop per element, 20 times slower on CPU (13 s per million samples).
     alpha 0 gives 0, as MXNet does; a negative or NaN alpha gives NaN (MXNet's sampler
-    never returns for a negative one)."""
-    a = jnp.broadcast_to(jnp.asarray(alpha, jnp.float32), shape)
+    never returns for a negative one).  Computed in float64 and rounded (as ``normal32``): an
+    acceptance test decided on float32 roundings may go either way between programs that
+    fuse multiply-adds differently, and one seed must draw the same samples in each."""
+    a = jnp.broadcast_to(jnp.asarray(alpha, jnp.float32).astype(jnp.float64), shape)
     boost = a < 1
     d = jnp.where(boost, a + 1, a) - 1.0 / 3
     c = jax.lax.rsqrt(9 * d)
@@ -67,17 +70,54 @@ def gamma(key, alpha, shape):
     def round_(state):
         n, out, done, k = state
         k, k_x, k_u = jax.random.split(k, 3)
-        x = jax.random.normal(k_x, shape, jnp.float32)
+        x = jax.random.normal(k_x, shape, jnp.float64)
         v = (1 + c * x) ** 3
-        log_u = jnp.log(jax.random.uniform(k_u, shape, jnp.float32))
+        log_u = jnp.log(jax.random.uniform(k_u, shape, jnp.float64))
         ok = (v > 0) & (log_u < 0.5 * x * x + d - d * v + d * jnp.log(jnp.where(v > 0, v, 1)))
         return n + 1, jnp.where(~done & ok, d * v, out), done | ok, k
     _, out, _, _ = jax.lax.while_loop(
         lambda st: (st[0] < _GAMMA_ROUNDS) & ~jnp.all(st[2]), round_,
-        (0, jnp.zeros(shape, jnp.float32), bad, k_loop))
-    u = jax.random.uniform(k_boost, shape, jnp.float32, minval=jnp.finfo(jnp.float32).tiny)
+        (0, jnp.zeros(shape, jnp.float64), bad, k_loop))
+    u = jax.random.uniform(k_boost, shape, jnp.float64, minval=jnp.finfo(jnp.float32).tiny)
     out = jnp.where(boost, out * u ** (1 / jnp.where(bad, 1, a)), out)
-    return jnp.where(bad, jnp.nan, out)
+    return jnp.where(bad, jnp.nan, out).astype(dtype)
+
+
+def affine(shift, scale, x):
+    """``shift + scale * x`` of a float32 sample, in float64 with float32 parameters (float64
+    ones stay): a product of two float32 values is exact in float64, so the sum rounds once
+    whether or not XLA fuses it into one multiply-add.  An optimized program fuses, a quickly
+    compiled one or the host tier does not, and one seed must give every program the same
+    numbers (MXNet's ``forward(is_train=True)``, then ``forward()`` after re-seeding: its
+    test_random).  The caller casts the float64 result to the output dtype."""
+    def param(p):
+        p = jnp.asarray(p)
+        return p if p.dtype == jnp.float64 else p.astype(jnp.float32)
+    return param(shift).astype(jnp.float64) + param(scale).astype(jnp.float64) * \
+        x.astype(jnp.float64)
+
+
+def narrow(x, dtype):
+    """A float64 sample in ``dtype``; a half-precision one through float32 (XLA converts
+    float64 to float16 in two roundings, numpy in one)."""
+    dtype = jnp.dtype(dtype)
+    if dtype.itemsize < 4 and jnp.issubdtype(dtype, jnp.floating):
+        x = x.astype(jnp.float32)
+    return x.astype(dtype)
+
+
+def normal32(key, shape):
+    """Standard normal float32 samples, computed in float64 and rounded: JAX's sampler runs
+    erf_inv's polynomial, whose multiply-adds an optimized program fuses and a quick one does
+    not, so in float32 two programs drew different last bits for one seed; in float64 the
+    difference sits far below float32's rounding."""
+    return jax.random.normal(key, shape, jnp.float64).astype(jnp.float32)
+
+
+def exponential32(key, shape):
+    """Exponential(1) float32 samples, computed in float64 and rounded (as ``normal32``:
+    log1p's polynomial fused differently in two programs)."""
+    return jax.random.exponential(key, shape, jnp.float64).astype(jnp.float32)
 
 
 def _float(dtype):
@@ -115,7 +155,9 @@ _LOW_HIGH = _param_check(("high", ">=", "low", "low must be less or equal to hig
 def random_uniform(*, low: Float = 0.0, high: Float = 1.0, shape: Shape = (), dtype: Dtype = "float32",
                    key):
     dt = _float(dtype)
-    return jax.random.uniform(prng(key), shape, jnp.float32, low, high).astype(dt)
+    u = jax.random.uniform(prng(key), shape, jnp.float32)
+    lo = jnp.float32(low)
+    return narrow(jnp.maximum(lo, affine(lo, jnp.float32(high) - lo, u).astype(jnp.float32)), dt)
 
 
 @register("_random_normal", "normal", "random_normal", elementwise="flat",
@@ -124,7 +166,7 @@ def random_uniform(*, low: Float = 0.0, high: Float = 1.0, shape: Shape = (), dt
 def random_normal(*, loc: Float = 0.0, scale: Float = 1.0, shape: Shape = (), dtype: Dtype = "float32",
                   key):
     dt = _float(dtype)
-    return (loc + scale * jax.random.normal(prng(key), shape, jnp.float32)).astype(dt)
+    return narrow(affine(loc, scale, normal32(prng(key), shape)), dt)
 
 
 @register("_random_randint", "randint", "random_randint", elementwise="flat",
@@ -137,7 +179,7 @@ def random_randint(*, low: Int, high: Int, shape: Shape = (), dtype: Dtype = "in
           kernel_check=_param_check(
     ("lam", ">", 0, "lambda parameter in exponential distribution has to be positive")))
 def random_exponential(*, lam: Float = 1.0, shape: Shape = (), dtype: Dtype = "float32", key):
-    return (jax.random.exponential(prng(key), shape, jnp.float32) / lam).astype(_float(dtype))
+    return (exponential32(prng(key), shape) / lam).astype(_float(dtype))
 
 
 @register("_random_gamma", "random_gamma", elementwise="flat", kernel_check=_param_check(
@@ -159,7 +201,7 @@ def random_poisson(*, lam: Float = 1.0, shape: Shape = (), dtype: Dtype = "float
 def random_negative_binomial(*, k: Int = 1, p: Float = 1.0, shape: Shape = (),
                              dtype: Dtype = "float32", key):
     k1, k2 = jax.random.split(prng(key, "threefry2x32"))
-    lam = gamma(k1, k, shape) * (1 - p) / p
+    lam = gamma(k1, k, shape, jnp.float64) * (1 - p) / p
     return jax.random.poisson(k2, lam, shape).astype(_float(dtype))
 
 
@@ -174,7 +216,7 @@ def random_generalized_negative_binomial(*, mu: Float = 1.0, alpha: Float = 1.0,
     """Poisson(lambda), lambda ~ Gamma(1/alpha, scale=mu*alpha): mean mu, variance
     mu + alpha*mu^2."""
     k1, k2 = jax.random.split(prng(key, "threefry2x32"))
-    lam = gamma(k1, 1.0 / alpha, shape) * mu * alpha
+    lam = gamma(k1, 1.0 / alpha, shape, jnp.float64) * mu * alpha
     return jax.random.poisson(k2, lam, shape).astype(_float(dtype))
 
 
@@ -188,14 +230,14 @@ def sample_uniform(low, high, *, shape: Shape = (), dtype: Dtype = None, key):
     s = _param_shape(low, shape)
     u = jax.random.uniform(prng(key), s, jnp.float32)
     ex = (...,) + (None,) * len(shape)
-    return (low[ex] + (high - low)[ex] * u).astype(dtype or low.dtype)
+    return narrow(affine(low[ex], (high - low)[ex], u), dtype or low.dtype)
 
 
 @register("_sample_normal", "sample_normal")
 def sample_normal(mu, sigma, *, shape: Shape = (), dtype: Dtype = None, key):
     s = _param_shape(mu, shape)
     ex = (...,) + (None,) * len(shape)
-    return (mu[ex] + sigma[ex] * jax.random.normal(prng(key), s, jnp.float32)).astype(dtype or mu.dtype)
+    return narrow(affine(mu[ex], sigma[ex], normal32(prng(key), s)), dtype or mu.dtype)
 
 
 # the largest category index each output dtype holds exactly (MXNet refuses wider ones)
@@ -284,7 +326,7 @@ def _ex(shape):
 @register("_sample_exponential", "sample_exponential")
 def sample_exponential(lam, *, shape: Shape = (), dtype: Dtype = None, key):
     s = _param_shape(lam, shape)
-    e = jax.random.exponential(prng(key), s, jnp.float32)
+    e = exponential32(prng(key), s)
     return (e / lam[_ex(shape)]).astype(dtype or lam.dtype)
 
 
@@ -310,7 +352,7 @@ def sample_negative_binomial(k, p, *, shape: Shape = (), dtype: Dtype = None, ke
     k1, k2 = jax.random.split(prng(key, "threefry2x32"))
     kb = jnp.broadcast_to(k[_ex(shape)], s).astype(jnp.float32)
     pb = p[_ex(shape)].astype(jnp.float32)
-    lam = gamma(k1, kb, s) * (1 - pb) / pb
+    lam = gamma(k1, kb, s, jnp.float64) * (1 - pb) / pb
     return jax.random.poisson(k2, lam, s).astype(dtype or k.dtype)
 
 
@@ -320,7 +362,7 @@ def sample_generalized_negative_binomial(mu, alpha, *, shape: Shape = (), dtype:
     s = _param_shape(mu, shape)
     k1, k2 = jax.random.split(prng(key, "threefry2x32"))
     a = alpha[_ex(shape)].astype(jnp.float32)
-    lam = gamma(k1, 1.0 / a, s) * mu[_ex(shape)] * a
+    lam = gamma(k1, 1.0 / a, s, jnp.float64) * mu[_ex(shape)] * a
     return jax.random.poisson(k2, lam, s).astype(dtype or mu.dtype)
 
 
