@@ -239,3 +239,15 @@ def test_xnds_own_draws_give_xlas_bits(name, inputs, attrs):
     args = [_f32(*s) for s in inputs]
     # bits exact; floats within an ulp (XLA fuses low + (high - low) * u into one multiply-add)
     _check(lambda *a: op.fn(*a[:-1], **static, key=a[-1]), *args, jnp.asarray(key), rtol=2e-7)
+
+
+def test_round24_rounds_as_float32_and_survives_xla():
+    """lowering/random.py's round24: float32's rounding (ties to even) of a float64, kept by
+    XLA where a float64 -> float32 -> float64 convert pair is dropped (jax 0.4.30)."""
+    from xnd.lowering.random import round24
+    x = np.concatenate([np.random.default_rng(1).standard_normal(1000) * 10,
+                        [0.0, -0.0, 1 + 2.0 ** -24, 1 + 3 * 2.0 ** -24, -(1 + 2.0 ** -24)]])
+    want = x.astype(np.float32).astype(np.float64)
+    np.testing.assert_array_equal(np.asarray(jax.jit(round24)(jnp.asarray(x))), want)
+    np.testing.assert_array_equal(host_jaxpr.evaluate(jax.make_jaxpr(round24)(jnp.asarray(x)),
+                                                      [x])[0], want)
