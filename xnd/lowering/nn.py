@@ -179,12 +179,14 @@ def dropout(data, *, p: bounded(Float, 0, 1) = 0.5,
     """Identity unless training (or mode='always'); then kept values are scaled by 1/(1-p).
 
     Returns (out, mask) as MXNet's two internal outputs; mask holds 0 or 1/(1-p) and, with
-    ``axes``, one draw is shared along those axes.
+    ``axes``, one draw is shared along those axes. p = 1 drops everything with the scale
+    1/0: MXNet's output, mask and gradient are then NaN (0 * inf).
     """
     if (mode == "training" and not is_train) or p <= 0:
         return data, jnp.ones(data.shape, data.dtype)
     if p >= 1:
-        return jnp.zeros_like(data), jnp.zeros(data.shape, data.dtype)
+        nan = jnp.full(data.shape, jnp.nan, data.dtype)
+        return data * nan, nan
     shape = list(data.shape)
     for a in axes:
         shape[a % data.ndim] = 1

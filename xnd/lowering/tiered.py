@@ -39,7 +39,9 @@ optimized at its first call (xnd before tiering); ``XND_TIERED_CALLS`` sets ``QU
 switches (tests).
 """
 import collections
+import contextlib
 import os
+import threading
 
 import jax
 import numpy as np
@@ -53,6 +55,24 @@ QUICK_OPTIONS = {"xla_backend_optimization_level": 0}
 HOST = ENABLED and os.environ.get("XND_HOST_TIER", "1") != "0"
 HOST_MAX_S = float(os.environ.get("XND_HOST_TIER_MAX_S", "3"))
 STATS = collections.Counter()
+_PIN = threading.local()
+
+
+@contextlib.contextmanager
+def pinned():
+    """Inside, every tiered program runs its optimized tier (and eager ops their compiled
+    kernels, host_eval): a loop that differences its results (a finite-difference gradient,
+    ``mx.test_utils.numeric_grad``) must not cross a tier switch, whose last-bit changes it
+    would divide by a small step."""
+    was, _PIN.on = getattr(_PIN, "on", False), True
+    try:
+        yield
+    finally:
+        _PIN.on = was
+
+
+def is_pinned():
+    return getattr(_PIN, "on", False)
 
 
 def _signature(args, kwargs, static_argnums=(), static_argnames=()):
@@ -97,6 +117,8 @@ class Calls:
 
     def quick_signature(self, args, kwargs=None):
         """Counts a call; its signature when it runs the quick tier, else None."""
+        if getattr(_PIN, "on", False):
+            return None
         try:
             sig = _signature(args, kwargs or {}, *self._static)
             n = QUICK_CALLS if sig is None else self._calls.get(sig, 0)

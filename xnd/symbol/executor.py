@@ -169,9 +169,11 @@ class GraphFunction:
             return kernel, env.get(ins[2]) if len(ins) > 2 else None
         return conv_weight
 
-    def forward_backward(self, diff_mask):
-        """jit of (args, aux, key, head_grads) -> (outputs, new aux, grads of masked args)."""
-        f = self._fwd_bwd.get(diff_mask)
+    def forward_backward(self, diff_mask, is_train=True):
+        """jit of (args, aux, key, head_grads) -> (outputs, new aux, grads of masked args),
+        in training mode unless ``is_train`` is False (MXNet's ``backward(is_train=False)``:
+        Dropout passes the gradient through)."""
+        f = self._fwd_bwd.get((diff_mask, is_train))
         if f is None:
             updating = self._backward_nodes(diff_mask)
 
@@ -179,7 +181,7 @@ class GraphFunction:
                 def run(diff):
                     it = iter(diff)
                     full = [next(it) if m else a for a, m in zip(args, diff_mask)]
-                    return self._run(full, aux, key, True, updating)
+                    return self._run(full, aux, key, is_train, updating)
                 diff = [a for a, m in zip(args, diff_mask) if m]
                 outs, vjp, new_aux, outs_vjp = _vjp_with_integers(run, diff, self.int_casts)
                 # an integer output (shape_array, argmax) has no gradient: its head is ignored
@@ -190,7 +192,8 @@ class GraphFunction:
                 grads = [g if g.dtype == a.dtype else g.astype(a.dtype)
                          for g, a in zip(grads, diff)]
                 return outs, new_aux, grads
-            f = self._fwd_bwd[diff_mask] = xla_options.jit(fb, classic_fusion=self.convolutional)
+            f = self._fwd_bwd[(diff_mask, is_train)] = xla_options.jit(
+                fb, classic_fusion=self.convolutional)
         return f
 
 
@@ -502,12 +505,13 @@ class Executor(BoundArrays):
                  for h, (n, _) in zip(heads, self._symbol._outputs)]
         check_heads(self._symbol, mask, heads, self._arg_names)
         args, aux = self._values(self.arg_arrays), self._values(self.aux_arrays)
-        error = self._graph.attr_error() or self._graph.check_error(args, aux, self._key, True)
+        error = self._graph.attr_error() or self._graph.check_error(args, aux, self._key,
+                                                                    bool(is_train))
         if error is not None:
             fail_arrays(self.outputs + [g for g, r in zip(self.grad_arrays, self._reqs)
                                         if r != "null"], error)
             return
-        fb = self._graph.forward_backward(mask)
+        fb = self._graph.forward_backward(mask, bool(is_train))
         shape = self._bucket_shape(args)
         if shape is not None and all(h is None or h.shape == shape for h in heads):
             length, dev = _bucket.bucket_length(math.prod(shape)), self._ctx.jax_device()

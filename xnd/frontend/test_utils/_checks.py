@@ -25,6 +25,7 @@ import numpy.testing as npt
 from ... import context as _context
 from ...base import MXNetError
 from ...context import Context, current_context
+from ...lowering import tiered as _tiered
 from ...ndarray import NDArray
 from .. import ndarray as _nd
 
@@ -506,7 +507,15 @@ def simple_forward(sym, ctx=None, is_train=False, **inputs):
 def numeric_grad(executor, location, aux_states=None, eps=1e-4, use_forward_train=True,
                  dtype=default_dtype()):
     """Finite-difference gradient of the sum of ``executor.outputs[0]`` with respect to each
-    array in `location` ({name: numpy array}); central differences with step `eps`."""
+    array in `location` ({name: numpy array}); central differences with step `eps`. The
+    forward calls run xnd's optimized programs only (``tiered.pinned``): a pair of calls
+    across a tier switch (the host tier, then XLA) differs in the last bits, which the
+    difference divides by ``eps``."""
+    with _tiered.pinned():
+        return _numeric_grad(executor, location, aux_states, eps, use_forward_train, dtype)
+
+
+def _numeric_grad(executor, location, aux_states, eps, use_forward_train, dtype):
     _check_dtype(dtype, allow_asnumpy=False)
     approx_grads = {k: np.zeros(v.shape, dtype=dtype) for k, v in location.items()}
     for k, v in location.items():

@@ -1,0 +1,82 @@
+"""Operator semantics MXNet 1.9.1's test_operator checks, kept with values computed by hand
+or by MXNet 1.9.1 (quoted in each test)."""
+import numpy as np
+import pytest
+
+import xnd as mx
+from xnd import autograd, nd
+from xnd.lowering import host_jaxpr, tiered
+
+
+def test_dropout_of_everything_is_nan_as_mxnet():
+    """p = 1 scales the kept values by 1/0: MXNet 1.9.1 gives NaN outputs and gradients
+    (0 * inf), bound, recorded and with mode='always'."""
+    ex = mx.sym.Dropout(mx.sym.var("data"), p=1.0).simple_bind(mx.cpu(), data=(2, 3))
+    ex.arg_arrays[0][:] = 1
+    ex.forward(is_train=True)
+    assert np.isnan(ex.outputs[0].asnumpy()).all()
+    ex.backward([nd.ones((2, 3))])
+    assert np.isnan(ex.grad_arrays[0].asnumpy()).all()
+    a = nd.ones((2, 3))
+    a.attach_grad()
+    with autograd.record():
+        b = nd.Dropout(a, p=1.0)
+    b.backward()
+    assert np.isnan(b.asnumpy()).all() and np.isnan(a.grad.asnumpy()).all()
+    assert np.isnan(nd.Dropout(nd.ones((2, 2)), p=1.0, mode="always").asnumpy()).all()
+    # inference: the identity
+    np.testing.assert_array_equal(nd.Dropout(nd.ones((2, 2)), p=1.0).asnumpy(), np.ones((2, 2)))
+
+
+def test_executor_backward_in_inference_mode_passes_dropout_through():
+    """``Executor.backward(grads, is_train=False)`` differentiates the inference graph: a
+    Dropout's gradient is the head gradient (MXNet 1.9.1: all ones for a ones head)."""
+    ex = mx.sym.Dropout(mx.sym.var("data"), p=0.5).simple_bind(mx.cpu(), data=(50, 40))
+    ex.arg_arrays[0][:] = 1
+    ex.forward(is_train=True)
+    ex.backward([nd.ones((50, 40))])
+    train = ex.grad_arrays[0].asnumpy()
+    assert set(np.unique(train)) == {0.0, 2.0}
+    np.testing.assert_array_equal(train, ex.outputs[0].asnumpy())
+    ex.forward(is_train=False)
+    ex.backward([nd.ones((50, 40))], is_train=False)
+    np.testing.assert_array_equal(ex.grad_arrays[0].asnumpy(), np.ones((50, 40)))
+
+
+def test_float32_sums_over_many_rows_are_accurate_on_the_host():
+    """A gradient summed over 4096 rows (LayerNorm's gamma): numpy adds a non-last axis one
+    row at a time (error ~ n * eps); the host tier accumulates in float64, as MXNet's safe
+    accumulation does: within 2 float32 ulps of the exact sum."""
+    rng = np.random.RandomState(0)
+    x = rng.standard_normal((4096, 64)).astype(np.float32) + 0.5
+    import jax
+    closed = jax.make_jaxpr(lambda a: a.sum(axis=0))(x)
+    got = host_jaxpr.evaluate(closed, [x])[0]
+    exact = x.astype(np.float64).sum(axis=0)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, exact, rtol=2 * np.finfo(np.float32).eps * 4, atol=0)
+
+
+def test_numeric_gradient_does_not_cross_a_tier_switch():
+    """mx.test_utils.numeric_grad differences forward calls 2i and 2i+1; a switch from the
+    host tier to XLA between them (after QUICK_CALLS calls) put a last-bit difference / eps
+    into the gradient (MXNet's test_bilinear_resize_op saw 4.8e-4 where the true value is 0).
+    Its calls run one tier (tiered.pinned)."""
+    data = mx.sym.var("data")
+    sym = mx.sym.contrib.BilinearResize2D(data, height=5, width=7)
+    x = np.random.RandomState(1).uniform(-1, 1, (1, 2, 3, 4)).astype(np.float32)
+    seen = []
+    orig = tiered.Tiered.__call__
+
+    def spy(self, *a, **k):
+        seen.append(tiered.is_pinned())
+        return orig(self, *a, **k)
+    tiered.Tiered.__call__ = spy
+    try:
+        mx.test_utils.check_numeric_gradient(sym, [x], numeric_eps=1e-3, rtol=1e-2, atol=1e-4)
+    finally:
+        tiered.Tiered.__call__ = orig
+    n_diffs = 2 * x.size
+    assert len(seen) >= n_diffs and all(seen[-n_diffs:])   # every differenced call pinned
+    with tiered.pinned():
+        assert tiered.Calls().quick_signature((np.ones(3),)) is None
