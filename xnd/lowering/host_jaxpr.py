@@ -272,17 +272,9 @@ def _dynamic_update_slice(eqn, x, update, *starts):
 
 
 def _pad(eqn, x, value, *, padding_config):
-    out = x
-    if any(i for _, _, i in padding_config):          # interior: value between elements
-        shape = [n + max(n - 1, 0) * i for n, (_, _, i) in zip(x.shape, padding_config)]
-        out = np.full(shape, value, x.dtype)
-        out[tuple(slice(None, None, i + 1) for _, _, i in padding_config)] = x
-    widths = [(max(lo, 0), max(hi, 0)) for lo, hi, _ in padding_config]
-    if any(w != (0, 0) for w in widths):
-        out = np.pad(out, widths, constant_values=value)
-    crop = tuple(slice(-lo if lo < 0 else 0, (n - (-hi if hi < 0 else 0)))
-                 for (lo, hi, _), n in zip(padding_config, out.shape))
-    return out[crop]
+    axes = tuple(range(x.ndim))
+    x = _win.dilate(x, axes, [i + 1 for _, _, i in padding_config], value)   # interior
+    return _win.pad(x, axes, [(lo, hi) for lo, hi, _ in padding_config], value)
 
 
 def _iota(eqn, *dyn, dtype, shape, dimension, **_):

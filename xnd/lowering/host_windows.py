@@ -12,7 +12,7 @@ class Unsupported(Exception):
     """Raised by a rule for a parameter value it does not follow: the program compiles."""
 
 
-def _dilate(x, axes, factors, fill):
+def dilate(x, axes, factors, fill):
     """``x`` with ``factor - 1`` copies of ``fill`` between neighbours along ``axes``."""
     if all(f == 1 for f in factors):
         return x
@@ -27,7 +27,7 @@ def _dilate(x, axes, factors, fill):
     return out
 
 
-def _pad(x, axes, pads, fill):
+def pad(x, axes, pads, fill):
     """XLA's padding: (lo, hi) per axis, negative values crop."""
     if any(lo > 0 or hi > 0 for lo, hi in pads):
         shape = list(x.shape)
@@ -92,8 +92,8 @@ def _conv(eqn, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     x = np.transpose(lhs, (ls[0],) + tuple(ls[2:]) + (ls[1],)).astype(work, copy=False)
     w = np.transpose(rhs, tuple(rs[2:]) + (rs[1], rs[0])).astype(work, copy=False)
     sp = tuple(range(1, 1 + nsp))
-    x = _dilate(x, sp, lhs_dilation or (1,) * nsp, 0)
-    x = _pad(x, sp, padding, 0)
+    x = dilate(x, sp, lhs_dilation or (1,) * nsp, 0)
+    x = pad(x, sp, padding, 0)
     n, c = x.shape[0], x.shape[-1]
     ksz, ci, o = w.shape[:nsp], w.shape[-2], w.shape[-1]
     kp = math.prod(ksz)
@@ -145,8 +145,8 @@ def reduced_size(eqn):
 # ---- reduce-window pooling and its gradients ------------------------------------------------
 def _prep(x, window_dimensions, padding, base_dilation, fill):
     axes = tuple(range(x.ndim))
-    x = _dilate(x, axes, base_dilation or (1,) * x.ndim, fill)
-    return _pad(x, axes, padding, fill)
+    x = dilate(x, axes, base_dilation or (1,) * x.ndim, fill)
+    return pad(x, axes, padding, fill)
 
 
 def _fill(dtype, which):

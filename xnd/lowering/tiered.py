@@ -54,6 +54,9 @@ QUICK_CALLS = int(os.environ.get("XND_TIERED_CALLS", "4"))
 QUICK_OPTIONS = {"xla_backend_optimization_level": 0}
 HOST = ENABLED and os.environ.get("XND_HOST_TIER", "1") != "0"
 HOST_MAX_S = float(os.environ.get("XND_HOST_TIER_MAX_S", "3"))
+# hybridized inference's quick main program compiles in a fraction of a training step's
+# time (level 2, no Winograd: ResNet-18's in 0.27 s), so only much smaller ones run on the host
+HOST_INFER_MAX_S = float(os.environ.get("XND_HOST_TIER_INFER_MAX_S", "0.15"))
 STATS = collections.Counter()
 _PIN = threading.local()
 
@@ -142,10 +145,11 @@ class Host:
     does not follow, a weakly typed result, inputs on several devices or on an accelerator,
     an estimate over ``HOST_MAX_S``, a failure while evaluating)."""
 
-    def __init__(self, plain, static_argnums=(), static_argnames=()):
+    def __init__(self, plain, static_argnums=(), static_argnames=(), max_seconds=None):
         self.plain = plain                      # the jax.jit of the program: traced, not run
         self._static = (tuple(static_argnums), tuple(static_argnames))
         self._plans = {}                        # signature -> (closed jaxpr, out tree) | None
+        self.max_seconds = max_seconds          # None: HOST_MAX_S
 
     def __call__(self, sig, args, kwargs):
         leaves, device, commit = _inputs(args, kwargs, *self._static)
@@ -179,9 +183,26 @@ class Host:
         if getattr(traced, "_num_consts", 0) or len(closed.jaxpr.invars) != n_leaves \
                 or any(getattr(v.aval, "weak_type", False) for v in closed.jaxpr.outvars) \
                 or host_jaxpr.unsupported(closed.jaxpr) \
-                or host_jaxpr.seconds(closed.jaxpr) > HOST_MAX_S:
+                or host_jaxpr.seconds(closed.jaxpr) > (
+                    HOST_MAX_S if self.max_seconds is None else self.max_seconds):
             return None
         return closed, _compat_jax.out_tree(traced)
+
+
+def host_first(fun, fallback, max_seconds):
+    """``fun`` on the host where it fits ``max_seconds`` (a signature's plan, as ``Host``), else
+    ``fallback`` (its quick program): for callers that count calls themselves (hybridized
+    inference, symbol/rewrite.py)."""
+    host = Host(jax.jit(fun), max_seconds=max_seconds)
+
+    def call(*args):
+        try:
+            sig = _signature(args, {})
+        except TypeError:
+            sig = None
+        res = _NOT_HOST if sig is None else host(sig, args, {})
+        return fallback(*args) if res is _NOT_HOST else res
+    return call
 
 
 def _inputs(args, kwargs, static_argnums, static_argnames):

@@ -266,6 +266,8 @@ class _Variant:
         # hybridized ResNet-18 forward 3.9 s -> 1.4 s, docs/performance.md)
         self._qfold, self.fold = xla_options.tiers(self._fold, quick_fun=self._fold_plain)
         qmain, self.main = xla_options.tiers(self._main, quick_options=QUICK_MAIN_OPTIONS)
+        if qmain is not None and tiered.HOST:   # a small graph: its first calls on the host
+            qmain = tiered.host_first(self._main, qmain, tiered.HOST_INFER_MAX_S)
         self.quick = None if qmain is None else (self._host_fold, qmain)
         self.calls = tiered.Calls()
         self._host_plans = {}   # parameter avals -> host_eval plan of the plain fold, or None
