@@ -39,6 +39,10 @@ import traceback
 
 TOL = 1e-4
 EXACT_RATIO = 2.0  # train cell: xnd's float32 at most this much farther from the exact step
+# train cell: xnd at most this many times MXNet's own float32 spread (its step again, and with
+# the input one ulp away) from MXNet's step: where a float32 step moves that much by itself,
+# no implementation's float32 numbers can be nearer than that
+SPREAD_RATIO = 4.0
 EXACT_TRUSTED = 0.5  # ... where MXNet's float32 is this close to its float64 (a model whose
 #                      float64 cast takes another path, CenterNet's decoder, is not compared)
 CLS = {"size": (1, 3, 224, 224), "kind": "cls"}
@@ -214,6 +218,11 @@ def child(args):
 
     saved["train"] = step("train", train)
     if args.side == "mxnet" and saved["train"] is not None:
+        # MXNet's own float32 spread for this step: the same step again (MXNet 1.9.1's
+        # Faster R-CNN gradients differ between two runs), and with the input one ulp away
+        saved["train_again"] = step("train_again", train)
+        saved["train_nudged"] = step("train_nudged", lambda: train(
+            mx.nd.array(np.nextafter(x.asnumpy(), np.float32(np.inf)))))
         def train64():  # the step's exact numbers (up to float64 rounding), MXNet's float64
             net.cast("float64")
             return train(x.astype("float64"), "float64")
@@ -337,6 +346,13 @@ def run_model(model, args):
                 got, want = _detections_in_order(got), _detections_in_order(want)
             err = _rel_err(got, want)
             if label == "train" and err is not None and err[0] > TOL:
+                spread = max([e[0] for e in (
+                    _rel_err(_load(work, "mxnet", k), want) for k in ("train_again",
+                                                                      "train_nudged"))
+                    if e is not None] or [0.0])
+                if err[0] <= SPREAD_RATIO * spread:
+                    cells.append(f"ok {err[0]:.1e} (MXNet's own float32 spread: {spread:.1e})")
+                    continue
                 exact = _load(work, "mxnet", "train64")
                 err64 = _rel_err(_load(work, "xnd", label), exact)
                 mx32 = _rel_err(_load(work, "mxnet", label), exact)

@@ -182,12 +182,12 @@ def test_estimated_seconds_grow_with_the_work():
 def test_float32_transcendentals_are_rounded_once():
     """numpy's float32 exp is an ulp off at 1.0 (2.718282); XLA, MXNet and libm give the
     correctly rounded 2.7182817, and so does the host (computed in float64, rounded once)."""
-    closed = jax.make_jaxpr(lambda a: (jnp.exp(a), jnp.tanh(a * 0.3), jnp.log(a + 1)))(
+    closed = jax.make_jaxpr(lambda a: (jnp.exp(a), jnp.sin(a * 0.3), jnp.log(a + 1)))(
         jnp.ones(1, jnp.float32))
     got = host_jaxpr.evaluate(closed, [np.ones(1, np.float32)])
     assert got[0][0] == np.float32(np.exp(np.float64(1.0)))
     assert got[0][0] == np.float32(2.7182817)
-    assert got[1][0] == np.float32(np.tanh(np.float64(np.float32(0.3))))
+    assert got[1][0] == np.float32(np.sin(np.float64(np.float32(0.3))))
     assert got[2][0] == np.float32(np.log(2.0))
 
 

@@ -635,7 +635,7 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
                 res = op.kernel(key, donate)(*vals, *dyn)
         elif vals:
             rec = STATE.recording   # (the host paths then wait for no input still computed)
-            host = _HOST.plan_for(op, key, vals) if _HOST_OK(op) else None
+            host = _HOST.plan_for(op, key, vals) if _HOST_OK(op, ctx.jax_device()) else None
             res = host_eval.run(host, vals, ctx.jax_device(), rec) if host is not None else None
             if res is None and op.elementwise:
                 res = _FLAT.run(op, key, vals, dyn, ctx.jax_device(), rec)
@@ -644,7 +644,7 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
             elif len(res) == 1:
                 res = res[0]
         else:
-            host = _HOST.plan_for(op, key, vals) if _HOST_OK(op) else None
+            host = _HOST.plan_for(op, key, vals) if _HOST_OK(op, ctx.jax_device()) else None
             res = host_eval.run(host, vals, ctx.jax_device()) if host is not None else None
             if res is None and op.elementwise == "flat":
                 with jax.default_device(ctx.jax_device()):

@@ -47,16 +47,18 @@ OPS = frozenset((
     "space_to_depth", "_copy", "identity", "diag", "_zeros", "_ones", "_full", "reset_arrays"))
 
 
-def eligible(op):
-    """Whether eager calls of registry ``op`` may run on the host: not elementwise (bucketed),
-    no sampler, no tiered convolution or pooling, no Python kernel, and no attribute passed
-    at run time (a traced plan would bake in its default)."""
+def eligible(op, device):
+    """Whether eager calls of registry ``op`` on JAX ``device`` may run on the host: data
+    movement anywhere; other ops on a CPU device only (an accelerator's arrays would cross
+    to the host and back), when not elementwise (bucketed), no sampler, no tiered
+    convolution or pooling, no Python kernel, and no attribute passed at run time (a traced
+    plan would bake in its default)."""
     ok = _ELIGIBLE.get(op.name)
     if ok is None:
-        ok = _ELIGIBLE[op.name] = op.name in OPS or not (
+        ok = _ELIGIBLE[op.name] = "data" if op.name in OPS else not (
             op.elementwise or op.rng or op.tuned or op.dynamic
             or getattr(op.fn, "eager_kernel", None) is not None)
-    return ok
+    return ok == "data" or (ok and device.platform == "cpu")
 
 
 _ELIGIBLE = {}
