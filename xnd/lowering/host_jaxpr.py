@@ -32,6 +32,7 @@ tolerance, not bit for bit, like XLA's own optimization levels (docs/porting.md)
 import ctypes
 import math
 import re
+import sys
 
 import numpy as np
 
@@ -649,3 +650,6 @@ def _count(jaxpr, times=1):
             f, e, q = _count(inner, times * n)
             flops, elements, eqns = flops + f, elements + e, eqns + q
     return flops, elements, eqns
+
+
+_rand.bind_evaluator(sys.modules[__name__])

@@ -132,6 +132,17 @@ def _impl_of(eqn, params):
     return impl
 
 
+# The jaxpr evaluator (``host_jaxpr``, which holds this module's RULES): other PRNG
+# implementations run by evaluating their traced functions.  host_jaxpr binds itself here
+# rather than this module importing it back.
+_JAXPR = None
+
+
+def bind_evaluator(module):
+    global _JAXPR
+    _JAXPR = module
+
+
 def _is_threefry(impl):
     return getattr(impl, "name", None) == "threefry2x32"
 
@@ -139,10 +150,9 @@ def _is_threefry(impl):
 @functools.lru_cache(maxsize=256)
 def _traced(impl, what, static, avals):
     """A closed jaxpr of one key's ``impl.<what>`` (the PRNG's own JAX function)."""
-    from . import host_jaxpr
     fn = getattr(impl, what)
     closed = jax.make_jaxpr(lambda *a: fn(*a, *static))(*avals)
-    bad = host_jaxpr.unsupported(closed.jaxpr, top=False)
+    bad = _JAXPR.unsupported(closed.jaxpr, top=False)
     if bad:
         raise _unsupported(f"{impl} {what}: {bad}")
     return closed
@@ -162,13 +172,12 @@ def mark_unread_states(jaxpr):
 
 def _by_impl(eqn, impl, what, keys, *rest, static=(), key_ndim=1):
     """``impl.<what>`` of every key of a batch, by evaluating its traced jaxpr."""
-    from . import host_jaxpr
     batch = keys.shape[:keys.ndim - key_ndim]
     flat = keys.reshape((-1,) + keys.shape[len(batch):])
     rest = [np.broadcast_to(np.asarray(r), batch).reshape(-1) for r in rest]
     avals = tuple(jax.ShapeDtypeStruct(a.shape, a.dtype) for a in [flat[0]] + [r[0] for r in rest])
     closed = _traced(impl, what, static, avals)
-    outs = [host_jaxpr.evaluate(closed, [k] + [r[i] for r in rest])[0]
+    outs = [_JAXPR.evaluate(closed, [k] + [r[i] for r in rest])[0]
             for i, k in enumerate(flat)]
     if not outs:
         raise _unsupported("an empty batch of keys")
@@ -181,9 +190,8 @@ def _random_seed(eqn, seeds, **params):
         return _seed(seeds)
     seeds = np.asarray(seeds)
     flat = seeds.reshape(-1)
-    from . import host_jaxpr
     closed = _traced(impl, "seed", (), (jax.ShapeDtypeStruct((), seeds.dtype),))
-    outs = [host_jaxpr.evaluate(closed, [s])[0] for s in flat]
+    outs = [_JAXPR.evaluate(closed, [s])[0] for s in flat]
     return np.stack(outs).reshape(seeds.shape + outs[0].shape)
 
 
