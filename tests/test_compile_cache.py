@@ -192,6 +192,16 @@ def test_host_twins_equal_the_kernels(name, shapes, kwargs, dtype):
         np.testing.assert_array_equal(np.asarray(g), np.asarray(r))
 
 
+def test_host_plans_are_let_go_after_their_last_host_call():
+    op = registry.get("transpose")
+    key = op.static_key(op.parse_attrs({"axes": "(1, 0)"}))
+    vals = [jax.device_put(np.arange(6, dtype=np.float32).reshape(2, 3))]
+    seen = host_eval.Seen()
+    plans = [seen.plan_for(op, key, vals) for _ in range(host_eval.HOST_CALLS + 1)]
+    assert all(p is not None for p in plans[:-1]) and plans[-1] is None
+    assert [e[1] for e in seen._seen.values()] == [None]      # the plan is not kept
+
+
 @pytest.mark.parametrize("call,ref", [
     (lambda x: mx.nd.tile(x, reps=(2, 1, 3)), lambda a: np.tile(a, (2, 1, 3))),
     (lambda x: mx.nd.slice_axis(x, axis=1, begin=1, end=3), lambda a: a[:, 1:3]),

@@ -62,6 +62,40 @@ def test_graphs_nobody_binds_are_freed_with_their_programs():
     assert last == [E.graph_function(y)]
 
 
+def test_graphs_that_differ_only_in_operator_names_share_their_programs():
+    """MXNet's auto-generated names count up (``_plus0``, ``_plus1``): a network built again
+    (RNN cells unrolled per test case) is the same program, traced and compiled once; each
+    binding's monitor still reports its own node names."""
+    from xnd.symbol import executor as E
+
+    def net(name):
+        d = mx.sym.var("data")
+        return mx.sym.relu(mx.sym.FullyConnected(d, num_hidden=3, name=name) * 2)
+
+    a, b = net("fc_a"), net("fc_b")
+    assert a.tojson() != b.tojson() and a.list_arguments() != b.list_arguments()
+    a2, a3 = net("fc_a"), net("fc_a")          # the same arguments, new auto-named nodes
+    assert a2.list_outputs() != a3.list_outputs()
+    assert E.graph_function(a2) is E.graph_function(a3)
+    assert E.graph_function(a) is not E.graph_function(b)     # other argument names
+    x = mx.nd.array([[1.0, -2.0]])
+    seen = {}
+    for sym in (a2, a3):
+        exe = sym.simple_bind(mx.cpu(), data=(1, 2))
+        exe.arg_dict["fc_a_weight"][:] = mx.nd.array([[1, 0], [0, 1], [1, 1]])
+        exe.arg_dict["fc_a_bias"][:] = 0
+        names = []
+        exe.set_monitor_callback(lambda n, arr, names=names: names.append(n), True)
+        exe.forward(data=x)
+        np_out = exe.outputs[0].asnumpy()
+        assert np_out.tolist() == [[2.0, 0.0, 0.0]]
+        seen[sym.list_outputs()[0]] = [n.decode() if isinstance(n, bytes) else n for n in names]
+    (out2, names2), (out3, names3) = seen.items()
+    assert any(out2.rsplit("_", 1)[0] in n for n in names2)
+    assert any(out3.rsplit("_", 1)[0] in n for n in names3)
+    assert not any(out3.rsplit("_", 1)[0] in n for n in names2)
+
+
 _BACKEND_COMPILES = [0]
 
 

@@ -59,3 +59,22 @@ def test_no_release_inside_a_trace(monkeypatch):
     assert live.releases() == before + 1
     jax.jit(lambda a: live.release_if_concrete([a]) or a)(np.ones(2, np.float32))
     assert live.releases() == before + 1
+
+
+def test_a_release_is_due_past_the_resident_share(monkeypatch):
+    monkeypatch.setattr(live, "LIMIT", None)
+    monkeypatch.setattr(live, "MAX_COMPILES", 10 ** 6)
+    monkeypatch.setattr(live, "PHYSICAL", 1000)
+    monkeypatch.setitem(live.STATE, "since", 0)
+    monkeypatch.setitem(live.STATE, "due", False)
+    monkeypatch.setattr(live, "resident_bytes", lambda: 249)
+    _compiles(live.CHECK_EVERY, monkeypatch, maps=None)
+    assert live.STATE["due"] is False
+    monkeypatch.setattr(live, "resident_bytes", lambda: 251)
+    _compiles(live.CHECK_EVERY, monkeypatch, maps=None)
+    assert live.STATE["due"] is True
+
+
+def test_resident_bytes_reads_this_process():
+    rss = live.resident_bytes()
+    assert rss is None or 10 * 2 ** 20 < rss < live.PHYSICAL

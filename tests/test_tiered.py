@@ -154,6 +154,7 @@ def test_host_tier_runs_the_first_calls_without_compiling():
         assert o.dtype == np.float32 and _compat_jax.committed(o) and o.devices() == x.devices()
         np.testing.assert_allclose(np.asarray(o), want, rtol=1e-5, atol=1e-5)
         np.testing.assert_array_equal(np.asarray(o), np.asarray(outs[0]))
+    assert f.host._plans == {}                         # its last host call let the jaxpr go
     last = f(x, w)                                     # then the optimized program, once
     assert _COMPILES[0] - before == 1
     np.testing.assert_allclose(np.asarray(last), want, rtol=1e-5, atol=1e-5)

@@ -209,4 +209,7 @@ class Seen:
         if e[1] is None or (e[0] >= HOST_CALLS and vals):
             return None                  # (a creation op waits for nothing: always host)
         e[0] += 1
-        return e[1]
+        p = e[1]
+        if e[0] >= HOST_CALLS and vals:
+            e[1] = None                  # (its last host call: the jaxpr is not kept)
+        return p

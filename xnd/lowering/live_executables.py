@@ -14,7 +14,10 @@ release) it marks a release as due, and the next eager operator call (``release_
 never inside a trace) drops JAX's in-memory caches with ``jax.clear_caches()``.  Programs
 still in use are recompiled on their next call, from the persistent compilation cache when
 it is on (about a millisecond each), so a release costs little and happens only when the
-process would otherwise run out of mappings.  ``XND_MAX_LIVE_COMPILES`` overrides the
+process would otherwise run out of mappings.  The same release is due when the process's
+resident memory passes ``RSS_SHARE`` of the machine's: an XLA:CPU executable holds a few
+megabytes, and MXNet's test_operator (thousands of shapes in one process) grew to 19 GB
+before the map bound was near.  ``XND_MAX_LIVE_COMPILES`` overrides the
 count bound (0: never release).
 """
 import os
@@ -23,6 +26,7 @@ import jax
 
 CHECK_EVERY = 256
 MAP_SHARE = 0.6
+RSS_SHARE = float(os.environ.get("XND_LIVE_RSS_SHARE", 0.25))
 MAX_COMPILES = int(os.environ.get("XND_MAX_LIVE_COMPILES", 6000))
 _EVENT = "/jax/core/compile/backend_compile_duration"
 _MAPS = "/proc/self/maps"
@@ -41,6 +45,25 @@ def _map_limit():
 LIMIT = _map_limit()
 
 
+def _physical_bytes():
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+PHYSICAL = _physical_bytes()
+
+
+def resident_bytes():
+    """This process's resident memory, or None without ``/proc``."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def map_count():
     """Memory regions this process maps now, or None without ``/proc``."""
     try:
@@ -53,6 +76,9 @@ def map_count():
 def _over_bound():
     if MAX_COMPILES <= 0:
         return False
+    rss = resident_bytes() if PHYSICAL else None
+    if rss is not None and rss > RSS_SHARE * PHYSICAL:
+        return True
     maps = map_count() if LIMIT else None
     if maps is not None:
         return maps > MAP_SHARE * LIMIT or STATE["since"] >= 2 * MAX_COMPILES

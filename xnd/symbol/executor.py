@@ -8,6 +8,7 @@ each call overwrites in place; random ops (Dropout) draw one key per
 ``forward`` and the backward of that step replays the same masks.
 """
 import collections
+import json
 import math
 import weakref
 
@@ -279,13 +280,28 @@ def _cf_shape(v, cl):
     return (v.shape[0], v.shape[-1]) + v.shape[1:-1] if cl else v.shape
 
 
+def _structure(sym):
+    """A graph's JSON with its operator nodes' names blanked: what the programs compute.
+    Graphs that differ only there share their programs -- MXNet's auto-generated names
+    (``_plus12``, ``_rnn_param_concat3``) count up, so each newly built copy of one network
+    (RNN cells unrolled again, a model constructed per test case) was traced and compiled
+    anew.  Variables keep their names: they are the programs' argument order.  The result
+    reads a caller's own nodes' names where it needs them (monitors, error messages)."""
+    d = json.loads(sym.tojson(remove_amp_cast=False))
+    for n in d["nodes"]:
+        if n.get("op") != "null":
+            n["name"] = ""
+    return json.dumps(d, sort_keys=True, separators=(",", ":"))
+
+
 def graph_function(sym):
-    """The one GraphFunction (and so the one set of compiled programs) of a graph's JSON.
+    """The one GraphFunction (and so the one set of compiled programs) of a graph's structure
+    (``_structure``).
     Graphs no executor holds, beyond the ``KEEP_RECENT`` most recent, are freed with their XLA
     executables: each executable holds memory maps, and a process that binds thousands of
     distinct graphs (MXNet's RNN tests do: unrolled cells get new auto-generated node names)
     ran out of them (65,530 per process) and crashed inside XLA's compiler."""
-    key = sym.tojson()
+    key = _structure(sym)
     g = _LIVE.get(key)
     if g is None:
         g = _LIVE[key] = GraphFunction(sym)
