@@ -162,6 +162,34 @@ def get_symbol_names(mx):
             mx.autograd.get_symbol(w).list_arguments()]
 
 
+def get_symbol_of_hybridized_blocks(mx):
+    """A recorded hybridized block: its operators inlined up to ``inline_limit`` (default 2),
+    else one ``_CachedOp`` node over data and parameters."""
+    def structure(y):
+        d = json.loads(mx.autograd.get_symbol(y).tojson())
+        return [[n["op"], len(n["inputs"])] for n in d["nodes"]], d["heads"]
+
+    net = mx.gluon.nn.HybridSequential()
+    with net.name_scope():
+        for _ in range(3):
+            net.add(mx.gluon.nn.Dense(4))
+    net.initialize(mx.init.One())
+    out = []
+    for limit in (3, 0):
+        net.hybridize(inline_limit=limit)
+        with mx.autograd.record():
+            y = net(mx.nd.ones((1, 2)))
+        out.append(structure(y))
+        y.backward()
+    one = mx.gluon.nn.Dense(3)
+    one.initialize(mx.init.One())
+    one.hybridize()
+    with mx.autograd.record():
+        y = one(mx.nd.ones((1, 2))) * 2
+    out.append(structure(y))
+    return out
+
+
 def get_symbol_not_recorded(mx):
     mx.autograd.get_symbol(mx.nd.ones((1,)))
 

@@ -7,6 +7,7 @@ below the symbol layer.
 """
 from ..base import MXNetError
 from ..lowering import registry
+from .graph import topo
 from .symbol import Node, Symbol, _create
 
 
@@ -32,11 +33,14 @@ def symbol_of(entry):
                 raise MXNetError("autograd.get_symbol: the graph holds a custom Function or a "
                                  "higher-order gradient node, which has no Symbol form")
             op = kind[1]
-            if not registry.exists(op.name):
-                raise MXNetError(f"autograd.get_symbol: the graph holds {op.name}, a hybridized "
-                                 f"block's whole graph recorded as one operator, which xnd "
-                                 f"does not turn back into Symbol nodes")
+            graph_op = op.graph_op
+            if graph_op is None and not registry.exists(op.name):
+                raise MXNetError(f"autograd.get_symbol: the graph holds {op.name}, which has "
+                                 f"no Symbol form")
             ins = [None if e is None else _output(build(e[0]), e[1]) for e in node.inputs]
+            if graph_op is not None:
+                sym = built[id(node)] = _cached_op(graph_op, ins, counters)
+                return sym
             # static attributes as MXNet stores them (the ones given, i.e. not default);
             # dynamic ones (scalars) always
             # (the mode flag ``is_train`` is no attribute: MXNet's graphs get it at run time)
@@ -54,6 +58,35 @@ def symbol_of(entry):
         return sym
 
     return _output(build(entry[0]), entry[1])
+
+
+def _cached_op(graph_op, ins, counters):
+    """A hybridized block's recorded call: its graph's operator nodes, renamed ``node_<k>``,
+    where it has at most ``inline_limit`` of them (MXNet inlines such a CachedOp into the
+    recording), else one ``_CachedOp`` node over its inputs (arguments, then auxiliary
+    states)."""
+    sub = graph_op.sym
+    ops = [n for n in topo(sub._outputs) if n.op is not None]
+    entries = [s._outputs[0] for s in ins]
+    if len(ops) > graph_op.inline_limit:
+        name = f"node_{counters['node']}"
+        counters["node"] += 1
+        counters["pos"] += 1
+        node = Node(graph_op.op, name, {}, entries)
+        return Symbol([(node, i) for i in range(graph_op.n_out)])
+    g = graph_op.graph
+    new = {id(v): e for v, e in zip(g.arg_nodes + g.aux_nodes, entries)}
+    for n in topo(sub._outputs):
+        if n.op is None:
+            continue
+        copy = Node(n.op, f"node_{counters['node']}", n.attrs,
+                    [new[id(src)] if src.op is None else (new[id(src)][0], k)
+                     for src, k in n.inputs])
+        counters["node"] += 1
+        counters["pos"] += 1
+        new[id(n)] = (copy, 0)
+    return Symbol([(new[id(n)][0], k) if n.op is not None else new[id(n)]
+                   for n, k in sub._outputs])
 
 
 def _output(sym, i):

@@ -62,6 +62,12 @@ def _dump(v, indent):
     return json.dumps(v)
 
 
+def _op_name(n):
+    """The node's op as the file names it (a hybridized block's whole-graph op that
+    autograd.get_symbol meets is MXNet's ``_CachedOp``)."""
+    return "null" if n.op is None else n.op.json_name or n.op.name
+
+
 def _subgraph(n):
     """The loop body a control-flow node holds in its ``subgraph`` attribute (an object, not
     a string: xnd/symbol/subgraph.py), or None."""
@@ -82,7 +88,7 @@ def _inputs(n, index):
 
 def _node_doc(n, index):
     """One node as a JSON object, with its body as ``"subgraphs"`` (MXNet's layout)."""
-    d = {"op": "null" if n.op is None else n.op.name, "name": n.name}
+    d = {"op": _op_name(n), "name": n.name}
     # sorted, as nnvm writes them (its node attributes are a std::map)
     attrs = {str(k): str(v) for k, v in sorted(n.attrs.items()) if k != SUBGRAPH_KEY}
     if attrs:
@@ -115,7 +121,7 @@ def to_json(sym):
         if _subgraph(n) is not None:  # the generic writer: a nested graph
             out_nodes.append(_dump(_node_doc(n, index), 2))
         else:
-            out_nodes.append(_node_text("null" if n.op is None else n.op.name, n.name,
+            out_nodes.append(_node_text(_op_name(n), n.name,
                                         {str(k): str(v) for k, v in sorted(n.attrs.items())},
                                         _inputs(n, index)))
         row_ptr.append(row_ptr[-1] + n.num_outputs())

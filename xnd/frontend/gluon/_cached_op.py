@@ -252,6 +252,9 @@ class GraphOp:
                      num_outputs=n_out + n_aux,
                      aux_update=lambda attrs, ins, outs: outs[n_out:n_out + n_aux])
         self.op.tuned = True                       # whole graphs: xla_options
+        self.op.graph_op = self                    # autograd.get_symbol reads the graph back
+        self.op.json_name = "_CachedOp"            # ... and names the node as MXNet does
+        self.inline_limit = 2                      # hybridize(inline_limit=): MXNet's default
         if g.checked or any(n.op is not None and n.op.kernel_check is not None and not n.inputs
                             for n in g.nodes):
             # the graph's kernel checks (take(mode='raise'), constraint_check, a sampler's
