@@ -80,3 +80,36 @@ def test_numeric_gradient_does_not_cross_a_tier_switch():
     assert len(seen) >= n_diffs and all(seen[-n_diffs:])   # every differenced call pinned
     with tiered.pinned():
         assert tiered.Calls().quick_signature((np.ones(3),)) is None
+
+
+_NAN_CASES = {   # MXNet 1.9.1 on [nan, -1, 0, 2]: (output, gradient of its sum)
+    "relu": (lambda F, x: F.relu(x), [np.nan, 0, 0, 2], [np.nan, 0, 0, 1]),
+    "Activation relu": (lambda F, x: F.Activation(x, act_type="relu"), [0, 0, 0, 2],
+                        [0, 0, 0, 1]),
+    "leaky": (lambda F, x: F.LeakyReLU(x, act_type="leaky"), [np.nan, -0.25, 0, 2],
+              [1, 0.25, 0.25, 1]),
+    "prelu": (lambda F, x: F.LeakyReLU(x, F.ones((1,)) * 0.25, act_type="prelu"),
+              [np.nan, -0.25, 0, 2], [0.25, 0.25, 0.25, 1]),
+    "elu": (lambda F, x: F.LeakyReLU(x, act_type="elu"), [np.nan, -0.15803012, 0, 2],
+            [1, 0.09196987, 0.25, 1]),
+    "maximum": (lambda F, x: F.maximum(x, F.zeros((4,))), [np.nan, 0, 0, 2], [0, 0, 1, 1]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_NAN_CASES))
+def test_activation_gradients_at_nan_and_zero_as_mxnet(case):
+    """MXNet's test_ndarray_nan_comparison: relu's gradient is NaN at a NaN, Activation's 0;
+    LeakyReLU's leaky and elu take the identity's gradient at a NaN and the slope's at 0."""
+    fn, want_y, want_g = _NAN_CASES[case]
+    x = nd.array([np.nan, -1, 0, 2])
+    x.attach_grad()
+    with autograd.record():
+        y = fn(nd, x)
+    y.backward()
+    np.testing.assert_allclose(y.asnumpy(), want_y, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.asnumpy(), want_g, rtol=1e-6)
+    bound = fn(mx.sym, mx.sym.var("x")).simple_bind(mx.cpu(), x=(4,))   # a graph's alike
+    bound.forward(is_train=True, x=nd.array([np.nan, -1, 0, 2]))
+    bound.backward(nd.ones((4,)))
+    np.testing.assert_allclose(bound.outputs[0].asnumpy(), want_y, rtol=1e-6)
+    np.testing.assert_allclose(bound.grad_dict["x"].asnumpy(), want_g, rtol=1e-6)

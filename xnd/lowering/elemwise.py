@@ -31,7 +31,10 @@ def _relu(x):
     return jnp.maximum(x, 0).astype(x.dtype)
 
 
-_relu.defjvp(lambda p, t: (_relu(p[0]), jnp.where(p[0] > 0, t[0], 0).astype(t[0].dtype)))
+# MXNet's relu gradient is NaN at a NaN input (its relu_grad passes a NaN through)
+# (a product with t, as MXNet's ograd * relu_grad: the tangent must stay linear in t)
+_relu.defjvp(lambda p, t: (_relu(p[0]), t[0] * jnp.where(
+    p[0] > 0, 1, jnp.where(jnp.isnan(p[0]), p[0], 0)).astype(t[0].dtype)))
 
 
 def _tie_left(cmp, pick):

@@ -139,7 +139,8 @@ def leaky_relu(data, gamma=None, *,
     x = data
     zero = jnp.zeros((), x.dtype)
     if act_type == "leaky":
-        return jnp.where(x > 0, x, x * jnp.asarray(slope, x.dtype))
+        # (x <= 0, not x > 0: a NaN takes the identity's gradient, 1, as in MXNet)
+        return jnp.where(x <= 0, x * jnp.asarray(slope, x.dtype), x)
     if act_type == "prelu":
         if gamma is None:
             raise MXNetError("LeakyReLU: act_type='prelu' needs the gamma input")
@@ -156,7 +157,9 @@ def leaky_relu(data, gamma=None, *,
             g = g.reshape(gs)
         return jnp.where(x > 0, x, g * x)
     if act_type == "elu":
-        return jnp.where(x > 0, x, jnp.asarray(slope, x.dtype) * expm1(jnp.minimum(x, zero)))
+        # (the clamp by where, not minimum: minimum splits the gradient at 0 in halves)
+        neg = jnp.where(x <= 0, x, zero)
+        return jnp.where(x <= 0, jnp.asarray(slope, x.dtype) * expm1(neg), x)
     if act_type == "selu":
         return _selu(x)
     if act_type == "gelu":
