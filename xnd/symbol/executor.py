@@ -359,7 +359,48 @@ class BoundArrays:
         self._monitor, self._monitor_all = callback, bool(monitor_all)
 
     def debug_str(self):
-        return self._symbol.debug_str()
+        """The graph as Symbol.debug_str lists it, then MXNet's "Total N MB allocated": here
+        xnd's estimate (``memory_estimate``), not MXNet's memory planner's figure."""
+        return self._symbol.debug_str() + f"Total {self.memory_estimate() >> 20} MB allocated\n"
+
+    def memory_estimate(self):
+        """Bytes of the values a forward and backward of this binding compute besides its
+        own arrays: every operator output (an operator that passes its input through --
+        BlockGrad, identity, a reshape -- shares it), and the gradient of each operator
+        input through which a gradient flows back to an argument with ``grad_req !=
+        'null'`` (none through BlockGrad: MXNet's "zero_prop")."""
+        sym = self._symbol
+        shapes = dict(zip(self._arg_names, (a.shape for a in self.arg_arrays)))
+        internals = sym.get_internals()
+        _, out_shapes, _ = internals.infer_shape_partial(**shapes)
+        _, out_types, _ = internals.infer_type_partial(
+            **{n: a.dtype for n, a in zip(self._arg_names, self.arg_arrays)})
+        size = {}
+        for (node, k), shp, dt in zip(internals._outputs, out_shapes, out_types):
+            if shp is not None and dt is not None and all(d > 0 for d in shp):
+                size[(id(node), k)] = math.prod(shp) * np.dtype(dt).itemsize
+        for n, a in zip(self._arg_names, self.arg_arrays):
+            size[n] = a.size * np.dtype(a.dtype).itemsize
+        diff = {n for n, r in zip(self._arg_names, self._reqs) if r != "null"}
+        nodes = topo(sym._outputs)
+        needs = set()            # nodes that depend on an argument being differentiated
+        for node in nodes:
+            if (node.op is None and node.name in diff) or any(
+                    id(src) in needs for src, _ in node.inputs):
+                needs.add(id(node))
+        flows = {id(n) for n, _ in sym._outputs}     # nodes a gradient arrives at
+        total = 0
+        for node in reversed(nodes):
+            if node.op is None:
+                continue
+            if node.op.name not in _PASS_THROUGH:
+                total += sum(size.get((id(node), k), 0) for k in range(node.num_visible()))
+            if id(node) in flows and id(node) in needs and node.op.name not in _NO_GRAD_OPS:
+                for src, k in node.inputs:
+                    if id(src) in needs:
+                        flows.add(id(src))
+                        total += size.get(src.name if src.op is None else (id(src), k), 0)
+        return total
 
     def get_optimized_symbol(self):
         """The bound graph after MXNet's bind-time passes: common subexpressions merged
@@ -649,6 +690,10 @@ _CMP = ("equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equa
 # operators whose gradient MXNet defines as zero (MakeZeroGradNodes) or cuts (BlockGrad): an
 # output made by one needs no head gradient (each checked on MXNet 1.9.1: backward() with no
 # head passes; sign and relu need one)
+# operators whose output is their input's storage in MXNet's plans (in place or a view)
+_PASS_THROUGH = frozenset(["BlockGrad", "stop_gradient", "identity", "_copy", "Reshape",
+                           "reshape", "Flatten", "flatten", "expand_dims", "_identity_with_attr_like_rhs"])
+
 _NO_GRAD_OPS = frozenset(
     ["BlockGrad", "stop_gradient", "shape_array", "size_array", "argmax", "argmin", "argsort",
      "logical_not", "round", "rint", "ceil", "floor", "trunc", "fix", "zeros_like", "ones_like",
@@ -660,13 +705,9 @@ _NO_GRAD_OPS = frozenset(
 _NON_DIFFERENTIABLE = frozenset({"batch_take", "argmax_channel"})
 
 
-def check_heads(symbol, mask, heads, arg_names=None):
-    """MXNet's rule for a missing head gradient: only an output whose gradient reaches an
-    argument with ``grad_req != 'null'`` through ops that pass it on needs one.  Loss heads
-    (SoftmaxOutput, MakeLoss, ...), BlockGrad/stop_gradient outputs and outputs that depend only
-    on 'null' arguments are fine without; any other output without one raises MXNet's error."""
-    names = arg_names if arg_names is not None else symbol.list_arguments()
-    diff = {n for n, m in zip(names, mask) if m}
+def _gradient_reach(diff):
+    """``reaches(node)``: whether a gradient flows from ``node`` back to an argument named in
+    ``diff`` through operators that pass gradients on (not loss heads, not BlockGrad...)."""
     reach = {}
 
     def reaches(node):
@@ -681,7 +722,16 @@ def check_heads(symbol, mask, heads, arg_names=None):
                 r = any(reaches(src) for src, _ in node.inputs)
             reach[id(node)] = r
         return r
+    return reaches
 
+
+def check_heads(symbol, mask, heads, arg_names=None):
+    """MXNet's rule for a missing head gradient: only an output whose gradient reaches an
+    argument with ``grad_req != 'null'`` through ops that pass it on needs one.  Loss heads
+    (SoftmaxOutput, MakeLoss, ...), BlockGrad/stop_gradient outputs and outputs that depend only
+    on 'null' arguments are fine without; any other output without one raises MXNet's error."""
+    names = arg_names if arg_names is not None else symbol.list_arguments()
+    reaches = _gradient_reach({n for n, m in zip(names, mask) if m})
     for (node, _), h in zip(symbol._outputs, heads):
         if h is None and reaches(node):
             raise MXNetError(
