@@ -170,6 +170,18 @@ def test_sgld_statistics():
     np.testing.assert_array_equal(x, w2.asnumpy())
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sgld_noise_is_the_eager_normal_of_the_same_seed(dtype):
+    """MXNet's test_sgld re-seeds and compares with a Python SGLD that draws
+    ``nd.random.normal(0, sqrt(lr))``: the optimizer's noise is that draw."""
+    mx.random.seed(1234)
+    w = mx.nd.ones((3, 4, 5), dtype=dtype)
+    optimizer.SGLD(learning_rate=0.01).update(0, w, mx.nd.zeros((3, 4, 5), dtype=dtype), None)
+    mx.random.seed(1234)
+    noise = mx.nd.random.normal(0, 0.1, shape=(3, 4, 5), dtype=dtype)
+    np.testing.assert_allclose(w.asnumpy(), 1 + noise.asnumpy(), rtol=1e-7)
+
+
 def test_group_adagrad():
     o = optimizer.contrib.GroupAdaGrad(learning_rate=0.1, rescale_grad=0.5, clip_gradient=0.8)
     rs = np.random.RandomState(1)

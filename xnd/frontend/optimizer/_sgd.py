@@ -16,7 +16,7 @@ import numpy as np
 
 from ...lowering import multi_tensor as mt
 from ...lowering import optimizer_ops as ops
-from ...lowering.random import prng
+from ...lowering.random import affine, narrow, normal32, prng
 from .. import ndarray as nd
 from .. import random as _random
 from ._base import _F32, Optimizer, _KernelClip, _mom_coef, _Momentum, _py_scalar, \
@@ -215,8 +215,9 @@ class SGLD(_PyClip, Optimizer):
         dt = w.dtype
         g = self._pclip(g * _py_scalar(ex["rescale_grad"], dt), dt)
         w = w + _py_scalar(ex["half_lr"], dt) * (g + wd * w)
-        noise = jax.random.normal(prng(ex["key"]), w.shape, _F32) * \
-            jnp.asarray(ex["std"], _F32)
+        # the sampler of nd.random.normal(0, sqrt(lr)): one seed, the same noise as an eager
+        # draw (MXNet's test_sgld re-seeds and compares with such a Python SGLD)
+        noise = narrow(affine(0.0, ex["std"], normal32(prng(ex["key"]), w.shape)), _F32)
         return w + noise.astype(dt), None
 
 
