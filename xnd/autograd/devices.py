@@ -36,10 +36,10 @@ def several(ops, exts):
     """Whether the graph holds arrays of more than one device (or a cross-device copy)."""
     if not exts:
         return False
-    first = exts[0].handle._ctx
+    first = exts[0].ctx
     dev = None
     for n in exts:
-        c = n.handle._ctx
+        c = n.ctx
         if c is not first:
             if dev is None:
                 dev = first.jax_device()
@@ -72,7 +72,7 @@ def split(hentries, ops, exts):
             crossing.add(n.id)
     devs = {}
     for n in exts:
-        devs.setdefault(find(n.id), set()).add(_device(n.handle))
+        devs.setdefault(find(n.id), set()).add(n.ctx.jax_device())
     for i in crossing:
         devs.setdefault(find(i), set()).add(None)  # a copy joins two devices
     groups = {}

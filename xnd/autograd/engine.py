@@ -508,11 +508,13 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
 
     if gather is not None:
         grads = [devices.back(g, t) for g, t in zip(grads, targets)]
-        aux = [devices.back(v, exts[k].handle) for k, v in zip(aux_plan(plan)[1], aux)]
+        aux = [v if exts[k].handle is None else devices.back(v, exts[k].handle)
+               for k, v in zip(aux_plan(plan)[1], aux)]
     if aux:
         for k, v in zip(aux_plan(plan)[1], aux):
             h = exts[k].handle
-            h._write(v.astype(h.dtype) if v.dtype != h.dtype else v)
+            if h is not None:          # (a running statistic nobody holds any more: dropped)
+                h._write(v.astype(h.dtype) if v.dtype != h.dtype else v)
 
     result = None
     if variables is None:
