@@ -619,3 +619,18 @@ def test_recorded_arrays_are_freed_without_the_cycle_collector():
         assert [r() for r in refs] == [None, None, None]
     finally:
         gc.enable()
+
+
+def test_backward_through_a_variable_nobody_holds_any_more():
+    """``b = b + 1`` while recording drops the marked variable's last reference (MXNet's
+    test_cached): the backward still writes the gradients of the variables that are held."""
+    w = mx.nd.ones((2, 2))
+    b = mx.nd.ones((2,))
+    w.attach_grad()
+    b.attach_grad()
+    with mx.autograd.record():
+        b = b + 1
+        y = (mx.nd.dot(mx.nd.ones((1, 2)), w) + b) * 2
+        y.backward()
+    assert w.grad.asnumpy().tolist() == [[2.0, 2.0], [2.0, 2.0]]
+    assert b.grad is None

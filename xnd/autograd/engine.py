@@ -441,7 +441,7 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
                     groups.append([k])
                 else:
                     groups[j].append(k)
-            else:
+            elif n.handle is not None:     # (a variable nobody holds: nothing to write)
                 nulls.append(n.handle)
         if not groups:
             raise MXNetError(NO_INPUTS_MSG)
