@@ -130,6 +130,16 @@ def test_elementwise_reductions_sorting_and_products():
                       jnp.sort(a, 1), jnp.argsort(a, 0)), a)
     _check(lambda a: lax.top_k(a, 3), jnp.array([[1.0, 3, 3, 2, np.nan], [0, 0, 0, 1, 1]]))
     _check(lambda a: lax.top_k(a, 2), jnp.array([[1, 3, 3, 2], [0, 0, 0, 1]]))
+    # long rows take the partition path: a tie inside the top k (index order), a tie at the
+    # k-th value (a whole sort), NaN (a whole sort), unsigned values
+    long = np.tile(np.arange(40, dtype=np.float32), (3, 1))
+    long[0, [5, 30]] = 50
+    long[1, [7, 8]] = 38.5
+    long[2, 3] = np.nan
+    _check(lambda a: lax.top_k(a, 3), jnp.asarray(long[:2]))
+    _check(lambda a: lax.top_k(a, 4), jnp.asarray(long[:2]))
+    _check(lambda a: lax.top_k(a, 3), jnp.asarray(long))
+    _check(lambda a: lax.top_k(a, 2), jnp.asarray(long.astype(np.uint8)))
     _check(lambda a, b: jnp.einsum("bij,bjk->bik", a, b), _f32(3, 4, 5), _f32(3, 5, 6))
     _check(lambda a, b: lax.dot_general(a, b, (((2, 0), (3, 1)), ((1,), (0,)))),
            _f32(4, 3, 5), _f32(3, 4, 2, 5))
