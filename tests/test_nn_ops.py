@@ -528,3 +528,18 @@ def test_kernel_as_large_as_the_input_trains_fast(layout):
     np.testing.assert_allclose(back(y.asnumpy()), want, rtol=1e-5)
     np.testing.assert_allclose(back(xd.grad.asnumpy()), gx, rtol=1e-5)
     np.testing.assert_allclose(back(wd.grad.asnumpy()), gw, rtol=1e-5)
+
+
+def test_packed_rnn_parameters_gradient_is_one_concatenation():
+    """The gradient of cutting the packed parameter vector is one concatenation, not a
+    zero-padded copy of the whole vector per weight (which numpy, on the host tier,
+    materialised: 16 x 42 MB per backward of a 2-layer bidirectional LSTM of 512)."""
+    import jax
+    from xnd.lowering import rnn as R
+    shapes = [("a", (2, 3)), ("b", (4,)), ("c", (3, 1))]
+    flat = np.arange(16, dtype=np.float32)     # three elements past the weights: zeros
+    f = lambda v: sum((p * (k + 1)).sum() for k, p in enumerate(R._split_params(v, shapes).values()))
+    prims = {e.primitive.name for e in jax.make_jaxpr(jax.grad(f))(flat).jaxpr.eqns}
+    assert "pad" not in prims and "concatenate" in prims
+    np.testing.assert_array_equal(np.asarray(jax.grad(f)(flat)),
+                                  [1] * 6 + [2] * 4 + [3] * 3 + [0] * 3)

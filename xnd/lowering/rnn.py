@@ -15,8 +15,12 @@ Data is (T, N, I); states are (L*D, N, H') (and the LSTM cell (L*D, N, H)),
 ordered layer-major, direction-minor. ``p`` applies dropout to the output of
 every layer but the last, in training only.
 """
+import functools
+import math
+
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from ..base import MXNetError
@@ -62,14 +66,32 @@ def rnn_param_size(mode, input_size, state_size, num_layers, bidirectional=False
 
 
 def _split_params(flat, shapes):
-    out, off = {}, 0
-    for name, s in shapes:
-        n = 1
-        for v in s:
-            n *= v
-        out[name] = flat[off:off + n].reshape(s)
-        off += n
-    return out
+    sizes = tuple(math.prod(s) for _, s in shapes)
+    pieces = _split_flat(flat, sizes, flat.shape[0])
+    return {name: p.reshape(s) for (name, s), p in zip(shapes, pieces)}
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1, 2))
+def _split_flat(flat, sizes, total):
+    """The packed parameter vector cut into its weights.  Its gradient is one concatenation
+    of the pieces' gradients: JAX transposes each slice into a zero-padded copy of the whole
+    vector and adds them up, which XLA fuses but the host tier (numpy) materialised -- 16
+    copies of 42 MB for a 2-layer bidirectional LSTM of 512 units."""
+    offs = np.cumsum((0,) + sizes)
+    return tuple(flat[a:b] for a, b in zip(offs[:-1], offs[1:]))
+
+
+def _split_flat_fwd(flat, sizes, total):
+    return _split_flat(flat, sizes, total), None
+
+
+def _split_flat_bwd(sizes, total, _, cts):
+    tail = total - sum(sizes)
+    parts = list(cts) + ([jnp.zeros((tail,), cts[0].dtype)] if tail else [])
+    return (jnp.concatenate(parts),)
+
+
+_split_flat.defvjp(_split_flat_fwd, _split_flat_bwd)
 
 
 def _mm(a, b):
