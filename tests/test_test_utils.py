@@ -442,6 +442,21 @@ def test_check_numeric_gradient():
         tu.check_numeric_gradient(mx.sym.BlockGrad(x) * x, [np.random.rand(2, 3) + 0.5])
 
 
+def test_numeric_grad_differences_each_element_and_restores_it():
+    """Central differences of sum(x * y) one element at a time: exactly y (float64, a step
+    of 0.5), and the executor's argument and the location hold the values they started with."""
+    x, y = mx.sym.Variable("x"), mx.sym.Variable("y")
+    loc = {"x": np.array([[1.0, 2.0], [3.0, 4.0]]), "y": np.array([[5.0, -6.0], [7.0, 0.5]])}
+    exe = (x * y).simple_bind(mx.cpu(), x=(2, 2), y=(2, 2), type_dict={"x": np.float64,
+                                                                        "y": np.float64})
+    grads = tu.numeric_grad(exe, {k: v.copy() for k, v in loc.items()}, eps=0.5,
+                            dtype=np.float64)
+    np.testing.assert_array_equal(grads["x"], loc["y"])
+    np.testing.assert_array_equal(grads["y"], loc["x"])
+    np.testing.assert_array_equal(exe.arg_dict["x"].asnumpy(), loc["x"])
+    np.testing.assert_array_equal(exe.arg_dict["y"].asnumpy(), loc["y"])
+
+
 # ---- test_utils: files ---------------------------------------------------------------------------------
 def _idx(path, array):
     dims = array.shape

@@ -526,9 +526,13 @@ def _numeric_grad(executor, location, aux_states, eps, use_forward_train, dtype)
         if v.dtype.kind != "f":
             continue
         old_value = v.copy()
+        arg = executor.arg_dict[k]
         for i in range(int(np.prod(v.shape))):
+            # one element written, not the whole array copied in: the same values (each
+            # cast to ``dtype`` alike), without a copy of the array per difference
+            at = np.unravel_index(i, v.shape)
             v.ravel()[i] += eps / 2.0
-            executor.arg_dict[k][:] = _nd.array(v, dtype=dtype)
+            arg[at] = v[at]
             if aux_states is not None:
                 for key, val in aux_states.items():
                     executor.aux_dict[key][:] = val
@@ -536,7 +540,7 @@ def _numeric_grad(executor, location, aux_states, eps, use_forward_train, dtype)
             f_peps = executor.outputs[0].asnumpy()
 
             v.ravel()[i] -= eps
-            executor.arg_dict[k][:] = _nd.array(v, dtype=dtype)
+            arg[at] = v[at]
             if aux_states is not None:
                 for key, val in aux_states.items():
                     executor.aux_dict[key][:] = _nd.array(val, dtype=dtype)
@@ -546,6 +550,7 @@ def _numeric_grad(executor, location, aux_states, eps, use_forward_train, dtype)
             approx_grad = (f_peps - f_neps).sum() / eps
             approx_grads[k].ravel()[i] = approx_grad
             v.ravel()[i] = old_value.ravel()[i]
+            arg[at] = v[at]
         executor.arg_dict[k][:] = _nd.array(old_value, dtype=dtype)
     return approx_grads
 
