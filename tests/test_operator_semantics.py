@@ -113,3 +113,19 @@ def test_activation_gradients_at_nan_and_zero_as_mxnet(case):
     bound.backward(nd.ones((4,)))
     np.testing.assert_allclose(bound.outputs[0].asnumpy(), want_y, rtol=1e-6)
     np.testing.assert_allclose(bound.grad_dict["x"].asnumpy(), want_g, rtol=1e-6)
+
+
+def test_arange_infer_range_takes_its_length_from_the_consumer():
+    """MXNet 1.9.1: ``arange(start=2, step=0.5, repeat=2, infer_range=True) + zeros((6,))``
+    gives [2, 2, 2.5, 2.5, 3, 3] (MXNet's test_init: ``arange(start=0, infer_range=True)``)."""
+    s = mx.sym.arange(start=2, step=0.5, repeat=2, infer_range=True) + mx.sym.zeros(shape=(6,))
+    assert s.infer_shape() == ([], [(6,)], [])
+    e = s.bind(mx.cpu(), {})
+    e.forward()
+    np.testing.assert_array_equal(e.outputs[0].asnumpy(), [2, 2, 2.5, 2.5, 3, 3])
+    e = (mx.sym.arange(start=0, infer_range=True) + mx.sym.zeros(shape=(5,))).bind(mx.cpu(), {})
+    e.forward()
+    np.testing.assert_array_equal(e.outputs[0].asnumpy(), [0, 1, 2, 3, 4])
+    bad = mx.sym.arange(start=0, repeat=2, infer_range=True) + mx.sym.zeros(shape=(5,))
+    with pytest.raises(mx.base.MXNetError, match="infer_range"):
+        bad.bind(mx.cpu(), {}).forward()

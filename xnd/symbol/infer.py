@@ -187,9 +187,20 @@ _CREATION = frozenset({"_zeros", "_ones", "_full", "_random_uniform", "_random_n
                        "_random_generalized_negative_binomial"})
 
 
+def _infers_range(node):
+    """``arange(infer_range=True)`` without a stop: MXNet takes its length from the
+    consumers' shape (``sym.arange(start=0, infer_range=True) + sym.zeros((5,))``)."""
+    if node.op.name != "_arange" or node.inputs:
+        return False
+    p = node.params()
+    return bool(p.get("infer_range")) and p.get("stop") is None
+
+
 def _unsized(node):
     """A creation node's shape with its unknown (-1) dims as 0s, () for an unknown rank, or
     None when fully given."""
+    if _infers_range(node):
+        return (0,)
     if node.op.name not in _CREATION or node.inputs:
         return None
     shape = tuple(node.params().get("shape") or ())
@@ -201,6 +212,14 @@ def _unsized(node):
 def sized(node, shape):
     """A copy of a creation node with its inferred shape."""
     from .graph import Node
+    if _infers_range(node):
+        p = node.params()
+        if len(shape) != 1 or shape[0] % p["repeat"]:
+            raise MXNetError(f"Error in operator {node.name}: arange with infer_range cannot "
+                             f"produce shape {tuple(shape)} (repeat={p['repeat']})")
+        stop = p["start"] + (shape[0] // p["repeat"]) * p["step"]
+        return Node(node.op, node.name, {**node.attrs, "stop": repr(float(stop)),
+                                         "infer_range": "False"})
     return Node(node.op, node.name, {**node.attrs, "shape": str(tuple(shape))})
 
 
