@@ -206,10 +206,10 @@ class Seen:
                 p = functools.partial(twin, **attrs) if twin else \
                     plan(functools.partial(op.fn, **attrs), vals)
             e = self._seen[k] = [0, p]
-        if e[1] is None or (e[0] >= HOST_CALLS and vals):
-            return None                  # (a creation op waits for nothing: always host)
-        e[0] += 1
         p = e[1]
-        if e[0] >= HOST_CALLS and vals:
-            e[1] = None                  # (its last host call: the jaxpr is not kept)
+        if p is None:
+            return None
+        e[0] += 1
+        if e[0] >= HOST_CALLS and vals:  # (a creation op waits for nothing: always host)
+            e[1] = None                  # its last host call: the jaxpr is not kept
         return p

@@ -47,7 +47,7 @@ class Op:
                  "rng", "train", "num_visible", "aux", "_kernels", "default_key", "doc",
                  "num_outputs", "output_names", "aux_update", "param_shapes", "optional", "check",
                  "kernel_check", "input_init", "loss", "mutates", "tuned", "convolutional", "extra",
-                 "input_names", "elementwise", "imperative", "graph_op", "json_name",
+                 "input_names", "elementwise", "imperative", "graph_op",
                  "__weakref__")
 
     def __init__(self, name, fn, aliases=(), num_visible=None, aux=(), num_outputs=1,
@@ -75,9 +75,9 @@ class Op:
         # holding it runs imperatively (gluon/block.py): np.unique's output shape depends on
         # the values; a cross-device SyncBatchNorm waits for the other devices' calls
         self.imperative = False
-        # a hybridized block's whole-graph op (frontend/gluon/_cached_op.py): its GraphOp, and
-        # the op name files write for it (MXNet's ``_CachedOp``); None for registered ops
-        self.graph_op = self.json_name = None
+        # a hybridized block's whole-graph op (frontend/gluon/_cached_op.py): its GraphOp
+        # (files name such a node MXNet's ``_CachedOp``); None for registered ops
+        self.graph_op = None
         self.inputs, self.params, self.variadic = [], {}, False
         self.rng = self.train = False
         self.optional = set()  # inputs with a None default (bias when no_bias, ...)

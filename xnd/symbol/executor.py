@@ -705,9 +705,13 @@ _NO_GRAD_OPS = frozenset(
 _NON_DIFFERENTIABLE = frozenset({"batch_take", "argmax_channel"})
 
 
-def _gradient_reach(diff):
-    """``reaches(node)``: whether a gradient flows from ``node`` back to an argument named in
-    ``diff`` through operators that pass gradients on (not loss heads, not BlockGrad...)."""
+def check_heads(symbol, mask, heads, arg_names=None):
+    """MXNet's rule for a missing head gradient: only an output whose gradient reaches an
+    argument with ``grad_req != 'null'`` through ops that pass it on needs one.  Loss heads
+    (SoftmaxOutput, MakeLoss, ...), BlockGrad/stop_gradient outputs and outputs that depend only
+    on 'null' arguments are fine without; any other output without one raises MXNet's error."""
+    names = arg_names if arg_names is not None else symbol.list_arguments()
+    diff = {n for n, m in zip(names, mask) if m}
     reach = {}
 
     def reaches(node):
@@ -722,16 +726,7 @@ def _gradient_reach(diff):
                 r = any(reaches(src) for src, _ in node.inputs)
             reach[id(node)] = r
         return r
-    return reaches
 
-
-def check_heads(symbol, mask, heads, arg_names=None):
-    """MXNet's rule for a missing head gradient: only an output whose gradient reaches an
-    argument with ``grad_req != 'null'`` through ops that pass it on needs one.  Loss heads
-    (SoftmaxOutput, MakeLoss, ...), BlockGrad/stop_gradient outputs and outputs that depend only
-    on 'null' arguments are fine without; any other output without one raises MXNet's error."""
-    names = arg_names if arg_names is not None else symbol.list_arguments()
-    reaches = _gradient_reach({n for n, m in zip(names, mask) if m})
     for (node, _), h in zip(symbol._outputs, heads):
         if h is None and reaches(node):
             raise MXNetError(

@@ -65,7 +65,9 @@ def _dump(v, indent):
 def _op_name(n):
     """The node's op as the file names it (a hybridized block's whole-graph op that
     autograd.get_symbol meets is MXNet's ``_CachedOp``)."""
-    return "null" if n.op is None else n.op.json_name or n.op.name
+    if n.op is None:
+        return "null"
+    return "_CachedOp" if n.op.graph_op is not None else n.op.name
 
 
 def _subgraph(n):

@@ -175,7 +175,7 @@ class GraphOp:
     applies it instead of running the forward again (see ``_from_saved``).
     """
 
-    def __init__(self, name, data_syms, out_sym, params):
+    def __init__(self, name, data_syms, out_sym, params, inline_limit=2):
         from ...lowering.registry import Dynamic, Op
         from ...symbol.executor import GraphFunction
         self.sym = out_sym
@@ -253,8 +253,7 @@ class GraphOp:
                      aux_update=lambda attrs, ins, outs: outs[n_out:n_out + n_aux])
         self.op.tuned = True                       # whole graphs: xla_options
         self.op.graph_op = self                    # autograd.get_symbol reads the graph back
-        self.op.json_name = "_CachedOp"            # ... and names the node as MXNet does
-        self.inline_limit = 2                      # hybridize(inline_limit=): MXNet's default
+        self.inline_limit = inline_limit           # hybridize(inline_limit=), MXNet's default 2
         if g.checked or any(n.op is not None and n.op.kernel_check is not None and not n.inputs
                             for n in g.nodes):
             # the graph's kernel checks (take(mode='raise'), constraint_check, a sampler's

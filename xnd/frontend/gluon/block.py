@@ -477,8 +477,8 @@ class HybridBlock(Block):
         if unused:
             warnings.warn(f"Parameter {', '.join(unused)} is not used by any computation. "
                           f"Is this intended?", stacklevel=4)
-        self._cached_op = GraphOp(f"_hybrid_{self.name}", data, out, params)
-        self._cached_op.inline_limit = int(dict(self._flags).get("inline_limit", 2))
+        self._cached_op = GraphOp(f"_hybrid_{self.name}", data, out, params,
+                                  int(dict(self._flags).get("inline_limit", 2)))
         self._cached_op_args = [(is_arg, p) for is_arg, p in self._cached_op.arg_slots] + \
             [(False, p) for p in self._cached_op.aux_params]
 
