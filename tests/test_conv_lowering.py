@@ -192,3 +192,34 @@ def test_depthwise_matches_grouped_convolution(case):
     out = C.conv_channels_last(xl, C.channels_last_weight(w, layout, s, d, c), b, stride=s,
                                dilate=d, pad=p, num_group=c)
     _close(out if cl else jnp.moveaxis(out, -1, 1), y_ref)
+
+
+@pytest.mark.parametrize("kw,layout", [
+    (dict(global_pool=True, pool_type="avg"), None),
+    (dict(kernel=(4, 5), pool_type="sum"), None),
+    (dict(kernel=(4, 5), stride=(3, 3), pool_type="avg"), "NHWC"),
+])
+def test_whole_window_pooling_is_a_sum(kw, layout):
+    """A window over all of each pooled axis (global pooling) lowers to a plain sum: no
+    reduce_window in the program or its gradient, whose gradient is then a broadcast, not a
+    padded window sum as large as the input.  Values: exact sums of small integers."""
+    x = jnp.arange(2 * 3 * 4 * 5, dtype=jnp.float32).reshape(2, 3, 4, 5)
+    if layout:
+        x = x.transpose(0, 2, 3, 1)
+    axes = (1, 2) if layout else (2, 3)
+    pool = lambda v: C.pooling(v, layout=layout, **kw)  # noqa: E731
+    prims = {e.primitive.name for e in jax.make_jaxpr(jax.grad(lambda v: pool(v).sum()))(x).eqns}
+    assert not prims & {"reduce_window_sum", "pad"}, prims
+    want = np.asarray(x).sum(axis=axes, keepdims=True) / (20 if kw["pool_type"] == "avg" else 1)
+    np.testing.assert_array_equal(np.asarray(pool(x)), want)
+    grad = np.asarray(jax.grad(lambda v: pool(v).sum())(x))
+    np.testing.assert_array_equal(grad, np.full(x.shape, 0.05 if kw["pool_type"] == "avg" else 1,
+                                                 np.float32))
+
+
+def test_padded_or_partial_windows_keep_reduce_window():
+    x = jnp.ones((1, 2, 4, 5), jnp.float32)
+    for kw in (dict(kernel=(4, 5), pad=(1, 1)), dict(kernel=(2, 5)), dict(kernel=(4, 2), stride=(1, 1))):
+        prims = {e.primitive.name for e in jax.make_jaxpr(
+            lambda v: C.pooling(v, pool_type="avg", **kw))(x).eqns}
+        assert "reduce_window_sum" in prims, kw

@@ -45,6 +45,10 @@ def _conv(s, p, ld, rd, g):
     ((2, 2), (1, 1), ((0, 1), (-1, 2)), (2, 2), (1, 1), 3),
     ((3, 3), (1, 1), ((2, 2), (2, 2)), (1, 1), (2, 2), 1),
     ((1, 1), (1, 1), "VALID", (1, 1), (1, 1), 1),
+    # dilated inputs with one group run as a scatter of products (a strided stem's gradient)
+    ((3, 3), (1, 1), ((1, 2), (2, 1)), (2, 2), (1, 1), 1),
+    ((3, 2), (1, 1), ((3, 0), (-1, 2)), (3, 2), (2, 1), 1),
+    ((7, 7), (2, 2), ((3, 3), (3, 3)), (1, 1), (1, 1), 1),
 ])
 def test_convolution_and_its_gradients(kernel, strides, padding, lhs_dil, rhs_dil, groups):
     x, w = _f32(2, 3, 9, 9), _f32(6, 3 // groups, *kernel)
@@ -79,6 +83,17 @@ def test_pooling_and_its_gradients_pick_xlas_element():
     # ties: the first maximum of each window gets the gradient, as XLA's select loop
     ties = jnp.asarray(RNG.integers(-2, 2, (2, 3, 9, 9)).astype(np.float32))
     _check(jax.grad(lambda x: (_maxpool(x) * jnp.arange(25.0).reshape(5, 5)).sum()), ties)
+    # NaN ranks lowest, a window of -inf keeps its first element, padding is never kept;
+    # under gt (strict) the last maximum is kept
+    odd = np.asarray(ties).copy()
+    odd[0, 0, :3, :3], odd[0, 1, 0, :] = np.nan, -np.inf
+    odd[1, 2, 4:7, 4:7] = np.nan
+    odd[1, 2, 5, 5] = 7.0
+    _check(jax.grad(lambda x: (_maxpool(x) * jnp.arange(25.0).reshape(5, 5)).sum()),
+           jnp.asarray(odd))
+    strict = lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 2, 3),  # noqa: E731
+                                         (1, 1, 1, 2), "VALID")
+    _check(lambda x, t: jax.jvp(strict, (x,), (t,)), ties, 3 * ties)
     avg = lambda x: lax.reduce_window(x, 0.0, lax.add, (1, 1, 3, 3), (1, 1, 2, 2),  # noqa: E731
                                       ((0, 0), (0, 0), (1, 1), (1, 1)))
     _check(jax.grad(lambda x: (avg(x) ** 2).sum()), x)
@@ -261,3 +276,69 @@ def test_round24_rounds_as_float32_and_survives_xla():
     np.testing.assert_array_equal(np.asarray(jax.jit(round24)(jnp.asarray(x))), want)
     np.testing.assert_array_equal(host_jaxpr.evaluate(jax.make_jaxpr(round24)(jnp.asarray(x)),
                                                       [x])[0], want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64", "int8", "bool"])
+def test_large_selects_keep_every_bit(dtype):
+    """select_n over >= 4096 elements runs on the bits (host_jaxpr._select_n): NaN, -0.0 and
+    infinities pass through exactly, a broadcast constant and a strided crop included."""
+    big = RNG.standard_normal((6, 34, 34, 3)) * 5
+    if dtype.startswith("float"):
+        big[0, 1, 1, :] = [np.nan, -0.0, np.inf]
+    big = jnp.asarray(big.astype(dtype))
+    mask = jnp.asarray(RNG.standard_normal((6, 32, 32, 3)) > 0)
+    zero = jnp.zeros((), big.dtype)
+    _check(lambda m, b: lax.select(m, b[:, 1:33, 1:33, :],
+                                   jnp.broadcast_to(zero, m.shape)), mask, big)
+    _check(lambda m, b: jnp.where(m, b[:, :32, 2:, :], b[:, 2:, :32, :]), mask, big)
+
+
+def test_batchnorm_like_sums_are_float64_accurate():
+    """float32 sums over the leading axes of a contiguous array run in 256-row BLAS blocks
+    added in float64 (host_jaxpr._sum64): within a float32 rounding of the exact sum, where a
+    float32 running sum of 200,000 rows drifts far more."""
+    x = (RNG.standard_normal((50, 4000, 3)) + 3.0).astype(np.float32)
+    exact = x.astype(np.float64).sum(axis=(0, 1))
+    got = host_jaxpr.evaluate(jax.make_jaxpr(lambda a: a.sum(axis=(0, 1)))(x), [x])[0]
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, exact, rtol=1.2e-7)
+    naive = np.add.reduce(x.reshape(-1, 3), axis=0)            # numpy's row-by-row float32
+    assert np.abs(naive - exact).max() > 10 * np.abs(got - exact).max()
+    _check(lambda a: (a.sum(axis=(0, 1)), a.sum(axis=0), a.sum(axis=(1, 2))), x)
+
+
+def test_dead_code_is_not_evaluated_and_intermediates_are_freed(monkeypatch):
+    """What no output needs is skipped, inside calls too (a backward's gradient of its input
+    images, which XLA drops), and each intermediate is freed after its last use."""
+    import tracemalloc
+    conv = _conv((2, 2), ((3, 3), (3, 3)), (1, 1), (1, 1), 1)
+    x, w = _f32(2, 3, 16, 16), _f32(4, 3, 7, 7)
+
+    def weight_grad(x, w):
+        y, vjp = jax.vjp(jax.jit(conv), x, w)
+        return vjp(y)[1]                        # the data gradient is computed, then dropped
+
+    calls = []
+    rule = host_jaxpr.RULES["conv_general_dilated"]
+    monkeypatch.setitem(host_jaxpr.RULES, "conv_general_dilated",
+                        lambda eqn, *a, **k: calls.append(k["lhs_dilation"]) or rule(eqn, *a, **k))
+    _check(weight_grad, x, w)
+    assert calls == [(1, 1), (1, 1)]            # forward and weight gradient, no (2, 2)
+
+    a = np.ones((256, 1024), np.float32)                       # 1 MB
+    chain = jax.make_jaxpr(lambda a: [a := a * 1.5 + 1.0 for _ in range(30)][-1])(a)
+    tracemalloc.start()
+    try:
+        out = host_jaxpr.evaluate(chain, [a])[0]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out[0, 0] == pytest.approx(np.float32(1.0) * 1.5 ** 30 + sum(1.5 ** k for k in range(30)),
+                                      rel=1e-5)
+    assert peak < 8 * a.nbytes                  # 60 intermediates of 1 MB kept would be 60 MB
+
+
+def test_host_evaluation_keeps_freed_memory_for_reuse(monkeypatch):
+    assert host_jaxpr._keep_freed_memory() is host_jaxpr.sys.platform.startswith("linux")
+    monkeypatch.setenv("XND_HOST_MALLOC", "0")
+    assert host_jaxpr._keep_freed_memory() is False

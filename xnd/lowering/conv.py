@@ -623,7 +623,14 @@ def pooling(data, *, kernel: Shape = (), pool_type: choice("avg", "lp", "max", "
         padding = ((0, 0), (0, 0)) + tuple(pads)
     # Python-scalar identities (0, -inf) let JAX recognise the sum/max monoids and
     # differentiate reduce_window
+    whole = all(p == (0, 0) and (k == n or (k == 1 and s == 1))
+                for k, n, s, p in zip(window, x.shape, strides, padding))
+
     def wsum(v):
+        if whole:   # one window over all of each pooled axis (global pooling): a plain sum,
+            # whose gradient is a broadcast, not a padded window sum of the whole input
+            return jnp.sum(v, axis=tuple(i for i, k in enumerate(window) if k > 1),
+                           keepdims=True)
         return lax.reduce_window(v, 0, lax.add, window, strides, padding)
 
     if pool_type == "max":

@@ -92,7 +92,12 @@ def _conv(eqn, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     x = np.transpose(lhs, (ls[0],) + tuple(ls[2:]) + (ls[1],)).astype(work, copy=False)
     w = np.transpose(rhs, tuple(rs[2:]) + (rs[1], rs[0])).astype(work, copy=False)
     sp = tuple(range(1, 1 + nsp))
-    x = dilate(x, sp, lhs_dilation or (1,) * nsp, 0)
+    ld = tuple(lhs_dilation or (1,) * nsp)
+    if any(d > 1 for d in ld) and all(s == 1 for s in window_strides) \
+            and feature_group_count == 1 and batch_group_count == 1:
+        y = _transposed(x, w, ld, padding, tuple(rhs_dilation or (1,) * nsp))
+        return _to_layout(y, os_, out_dt)
+    x = dilate(x, sp, ld, 0)
     x = pad(x, sp, padding, 0)
     n, c = x.shape[0], x.shape[-1]
     ksz, ci, o = w.shape[:nsp], w.shape[-2], w.shape[-1]
@@ -123,12 +128,48 @@ def _conv(eqn, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
         cols = np.reshape(cols, (rows, kp, g, cg)).transpose(2, 0, 1, 3).reshape(g, rows, kp * cg)
         wm = np.moveaxis(w.reshape(kp * ci, g, og), 1, 0)            # G, K, og
         y = np.moveaxis(np.matmul(cols, wm), 0, 1).reshape((n,) + tuple(out_sp) + (o,))
-    # y is (N, out..., O): to the output's layout
+    return _to_layout(y, os_, out_dt)
+
+
+def _to_layout(y, out_spec, out_dt):
+    """``y`` (N, out..., O) in the output's layout."""
+    nsp = y.ndim - 2
     perm = [0] * (nsp + 2)
-    perm[os_[0]], perm[os_[1]] = 0, nsp + 1
-    for i, d in enumerate(os_[2:]):
+    perm[out_spec[0]], perm[out_spec[1]] = 0, nsp + 1
+    for i, d in enumerate(out_spec[2:]):
         perm[d] = 1 + i
     return np.asarray(np.transpose(y, perm), dtype=out_dt)
+
+
+def _transposed(x, w, ld, padding, rd):
+    """A stride-1 convolution of ``x`` (N, in..., C) dilated by ``ld`` (the data gradient
+    of a strided convolution) as a scatter: each input element's products with every tap,
+    one BLAS product (N*in, C) x (C, taps*O), added into the output at ``q*ld + pad - k*rd``.
+    im2col of the dilated input would copy ``ld**2`` times the data, mostly zeros: ResNet's
+    7x7 stride-2 stem took 23 s and 5 GB that way."""
+    nsp = x.ndim - 2
+    n, c = x.shape[0], x.shape[-1]
+    in_sp, ksz, o = x.shape[1:-1], w.shape[:nsp], w.shape[-1]
+    out_sp = [(q - 1) * l + 1 + lo + hi - (k - 1) * r - 1 + 1 if q else 0
+              for q, l, (lo, hi), k, r in zip(in_sp, ld, padding, ksz, rd)]
+    if any(s <= 0 for s in out_sp):
+        return np.zeros((n,) + tuple(max(s, 0) for s in out_sp) + (o,), x.dtype)
+    z = np.matmul(x.reshape(-1, c), np.moveaxis(w, -2, 0).reshape(c, -1))
+    z = z.reshape((n,) + tuple(in_sp) + tuple(ksz) + (o,))
+    out = np.zeros((n,) + tuple(out_sp) + (o,), z.dtype)
+    for tap in np.ndindex(*ksz):
+        src, dst = [slice(None)], [slice(None)]
+        for q, l, (lo, _), k, r, size in zip(in_sp, ld, padding, tap, rd, out_sp):
+            off = lo - k * r                                   # output index of input 0
+            q0 = max(0, -(off // l)) if off < 0 else 0
+            q1 = min(q, (size - 1 - off) // l + 1) if size - 1 - off >= 0 else 0
+            if q1 <= q0:
+                break
+            src.append(slice(q0, q1))
+            dst.append(slice(q0 * l + off, (q1 - 1) * l + off + 1, l))
+        else:
+            out[tuple(dst)] += z[tuple(src) + tap]
+    return out
 
 
 def reduced_size(eqn):
@@ -184,41 +225,45 @@ def _reduce_window(which):
 
 def _selected(x, select_prim, window_dimensions, window_strides, padding, window_dilation=None,
               base_dilation=None):
-    """Per window of ``x``, the flat index into the padded array of the element XLA's select
-    loop keeps: the first maximum under ``ge``, the last under ``gt`` (the minimum for
-    ``le``/``lt``); padding is never selected."""
+    """The element XLA's select loop keeps in each window of ``x``: walking the window in
+    row-major order, the kept element stays while ``select(kept, next)`` holds (under ``ge``
+    the first maximum, under ``gt`` the last; a NaN is taken when met and dropped at the
+    next element); padding is never taken.  Returns the kept tap's number per window, the
+    taps as index tuples into the padded array, and its shape.  The loop runs a tap at a
+    time over all windows at once (a max pooling's 9 taps), not over an array of every
+    window's elements."""
     name = getattr(select_prim, "name", str(select_prim))
-    if name not in ("ge", "gt", "le", "lt"):
+    keep = {"ge": np.greater_equal, "gt": np.greater, "le": np.less_equal,
+            "lt": np.less}.get(name)
+    if keep is None:
         raise Unsupported(f"select {name}")
-    which = "max" if name in ("ge", "gt") else "min"
-    xp = _prep(x, window_dimensions, padding, base_dilation, _fill(x.dtype, which))
-    nd = x.ndim
-    dil = window_dilation or (1,) * nd
+    xp = _prep(x, window_dimensions, padding, base_dilation, 0)
     valid = _prep(np.ones(x.shape, bool), window_dimensions, padding, base_dilation, False)
-    pos = np.arange(xp.size).reshape(xp.shape)
-    axes = tuple(range(nd))
-    win, pwin, vwin = (_windows(a, axes, window_dimensions, window_strides, dil)
-                       for a in (xp, pos, valid))
-    out_shape = win.shape[:nd]
-    win, pwin, vwin = (a.reshape(out_shape + (-1,)) for a in (win, pwin, vwin))
-    if name in ("gt", "lt"):                        # strict: later ties replace the kept one
-        win, pwin, vwin = win[..., ::-1], pwin[..., ::-1], vwin[..., ::-1]
-    worst = _fill(x.dtype, which)
-    if np.issubdtype(win.dtype, np.floating):
-        win = np.where(np.isnan(win), worst, win)
-    win = np.where(vwin, win, worst)
-    k = (np.argmax if which == "max" else np.argmin)(win, axis=-1)
-    kv = np.take_along_axis(vwin, k[..., None], -1)[..., 0]
-    k = np.where(kv, k, np.argmax(vwin, axis=-1))    # all valid values at the identity
-    return np.take_along_axis(pwin, k[..., None], -1)[..., 0], xp.shape
+    dil = window_dilation or (1,) * x.ndim
+    out_shape = [max((n - (k - 1) * d - 1) // s + 1, 0) for n, k, d, s in
+                 zip(xp.shape, window_dimensions, dil, window_strides)]
+    taps = [tuple(slice(o * d, o * d + (m - 1) * s + 1, s) for o, d, s, m in
+                  zip(offset, dil, window_strides, out_shape))
+            for offset in np.ndindex(*window_dimensions)]
+    kept = np.zeros(out_shape, np.int32)
+    best, have = xp[taps[0]], valid[taps[0]]
+    for t, tap in enumerate(taps[1:], 1):
+        v, ok = xp[tap], valid[tap]
+        take = ok & ~(have & keep(best, v))
+        kept[take] = t
+        best = np.where(take, v, best)
+        have = have | ok
+    return kept, taps, xp.shape
 
 
 def _select_and_scatter_add(eqn, source, operand, *, select_prim, window_dimensions,
                             window_strides, padding):
-    idx, pshape = _selected(operand, select_prim, window_dimensions, window_strides, padding)
-    acc = np.zeros(math.prod(pshape), source.dtype)
-    np.add.at(acc, idx.ravel(), source.ravel())
-    acc = acc.reshape(pshape)
+    kept, taps, pshape = _selected(operand, select_prim, window_dimensions, window_strides,
+                                   padding)
+    acc = np.zeros(pshape, source.dtype)
+    zero = source.dtype.type(0)
+    for t, tap in enumerate(taps):        # (one tap's windows never share a position)
+        acc[tap] += np.where(kept == t, source, zero)
     crop = tuple(slice(lo, lo + n) for (lo, _), n in zip(padding, operand.shape))
     return acc[crop] if all(lo >= 0 and hi >= 0 for lo, hi in padding) else \
         _unpad(acc, padding, operand.shape)
@@ -233,10 +278,13 @@ def _unpad(acc, padding, shape):
 
 def _select_and_gather_add(eqn, tangents, operand, *, select_prim, window_dimensions,
                            window_strides, padding, base_dilation, window_dilation):
-    idx, pshape = _selected(operand, select_prim, window_dimensions, window_strides, padding,
-                            window_dilation, base_dilation)
+    kept, taps, _ = _selected(operand, select_prim, window_dimensions, window_strides, padding,
+                              window_dilation, base_dilation)
     tp = _prep(tangents, window_dimensions, padding, base_dilation, 0)
-    return np.asarray(tp.ravel()[idx], dtype=tangents.dtype)
+    out = np.zeros(kept.shape, tangents.dtype)
+    for t, tap in enumerate(taps):
+        np.copyto(out, tp[tap], where=kept == t)
+    return out
 
 
 # ---- gather and scatter ------------------------------------------------------------------
