@@ -17,6 +17,7 @@ from ..lowering.attrs import Shape
 from ..lowering.registry import check_size
 from ..semantics import is_np_shape
 from ..lowering.elemwise import same_shapes
+from . import shape_cache
 from .graph import aux_nodes, graph_pass, topo
 
 _KEY = jax.ShapeDtypeStruct((2,), jnp.uint32)
@@ -74,7 +75,11 @@ def eval_node(node, in_structs, is_train=False):
     hit = _MEMO.get(key) if key is not None else None
     if hit is not None:
         return list(hit)
-    res = _eval_node(node, in_structs, is_train)
+    disk_key = shape_cache.key(node.op.name, node.params(), is_train, in_structs)
+    res = shape_cache.get(disk_key)
+    if res is None:
+        res = _eval_node(node, in_structs, is_train)
+        shape_cache.put(disk_key, res)
     for s in res:  # the size check the eager path makes, before an executor allocates
         check_size(node.op.name, s.shape, s.dtype)
     if key is not None:
