@@ -86,9 +86,10 @@ print(json.dumps({"dir": compile_cache.cache_dir(), "y": y.asnumpy().tolist(),
 """
 
 
-def _child(env_cache):
+def _child(env_cache, script=_CHILD):
+    """The last line of ``script``'s output, as JSON, in a fresh process over the cache."""
     env = dict(os.environ, XND_COMPILATION_CACHE=env_cache, PYTHONPATH=ROOT)
-    p = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, env=env,
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
                        cwd=ROOT, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     return json.loads(p.stdout.strip().splitlines()[-1])

@@ -3,16 +3,13 @@ process infers a graph's shapes without tracing its operators, an unreadable fil
 ignored, and shapes that may depend on user code are never kept."""
 import json
 import os
-import subprocess
-import sys
 
 import pytest
+from test_compile_cache import _child
 
 import xnd as mx
 from xnd import _compat_jax
 from xnd.symbol import infer, shape_cache
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture
@@ -78,17 +75,9 @@ print(json.dumps({"traced": len(traced), "path": shape_cache.path(), "y": y.asnu
 """
 
 
-def _child(cache):
-    env = dict(os.environ, XND_COMPILATION_CACHE=cache, PYTHONPATH=ROOT)
-    p = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, env=env,
-                       cwd=ROOT, timeout=600)
-    assert p.returncode == 0, p.stderr[-3000:]
-    return json.loads(p.stdout.strip().splitlines()[-1])
-
-
 def test_a_second_process_reads_the_first_ones_shapes(tmp_path):
-    cold = _child(str(tmp_path))
-    warm = _child(str(tmp_path))
+    cold = _child(str(tmp_path), _CHILD)
+    warm = _child(str(tmp_path), _CHILD)
     assert cold["traced"] > 0 and warm["y"] == cold["y"]
     # 4 maps of 3x3, each 9 * 0.5 (Gluon's biases start at 0), into Dense's 0.5 weights
     assert cold["y"][0] == [0.5 * 36 * (0.5 * 9)] * 3
@@ -97,5 +86,5 @@ def test_a_second_process_reads_the_first_ones_shapes(tmp_path):
         assert warm["traced"] == 0
     else:                                    # no compilation cache (jax 0.4.30): none kept
         assert cold["path"] is None and warm["traced"] == cold["traced"]
-    off = _child("off")
+    off = _child("off", _CHILD)
     assert off["path"] is None and off["traced"] == cold["traced"]

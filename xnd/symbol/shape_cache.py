@@ -9,8 +9,8 @@ cache.  So the results are also written to ``xnd-shapes-<fingerprint>.json`` in 
 compilation cache's directory when the process exits, and a later process reads them there.
 
 An entry is plain data (shapes and dtype names: loading it runs no code).  The file's name
-holds a fingerprint of xnd's source files (their sizes and modification times), its version
-and JAX's and numpy's: an edited operator starts a new file, never reads an old shape.  A
+holds a fingerprint of xnd's source files (their sizes and modification times) and of JAX's
+and numpy's versions: an edited operator starts a new file, never reads an old shape.  A
 key holds what an operator's shapes may depend on: its attributes, training mode, the two
 NumPy-semantics flags, 64-bit mode and its inputs' shapes and dtypes.  Writes go to a
 temporary file renamed over the old one (a reader sees the old or the new file, never a
@@ -34,10 +34,8 @@ _state = {"path": False, "known": None, "new": {}}
 
 
 def _fingerprint():
-    import xnd
-    root = os.path.dirname(os.path.abspath(xnd.__file__))
-    h = hashlib.sha1(f"{getattr(xnd, '__version__', '')} {jax.__version__} "
-                     f"{np.__version__}".encode())
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))     # the xnd package
+    h = hashlib.sha1(f"{jax.__version__} {np.__version__}".encode())
     for base, dirs, files in os.walk(root):
         dirs.sort()
         for name in sorted(files):
