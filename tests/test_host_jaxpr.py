@@ -49,6 +49,7 @@ def _conv(s, p, ld, rd, g):
     ((3, 3), (1, 1), ((1, 2), (2, 1)), (2, 2), (1, 1), 1),
     ((3, 2), (1, 1), ((3, 0), (-1, 2)), (3, 2), (2, 1), 1),
     ((7, 7), (2, 2), ((3, 3), (3, 3)), (1, 1), (1, 1), 1),
+    ((3, 3), (1, 1), "VALID", (1, 1), (5, 1), 1),      # no complete window along one axis
 ])
 def test_convolution_and_its_gradients(kernel, strides, padding, lhs_dil, rhs_dil, groups):
     x, w = _f32(2, 3, 9, 9), _f32(6, 3 // groups, *kernel)

@@ -728,9 +728,7 @@ def _huge_pages(enabled):
     if not _HUGE:
         core = getattr(np, "_core", None) or getattr(np, "core", None)
         _HUGE.append(getattr(getattr(core, "multiarray", None), "_set_madvise_hugepage", None))
-    if _HUGE[0] is None or enabled is None:
-        return None
-    return _HUGE[0](enabled)
+    return None if _HUGE[0] is None or enabled is None else _HUGE[0](enabled)
 
 
 _HUGE = []

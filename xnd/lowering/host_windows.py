@@ -47,12 +47,11 @@ def pad(x, axes, pads, fill):
 def _windows(x, axes, sizes, strides, dilation):
     """A view of ``x`` with one window axis per ``axes`` appended: (..., out..., k...)."""
     eff = [(k - 1) * d + 1 for k, d in zip(sizes, dilation)]
-    for a, e in zip(axes, eff):
-        if x.shape[a] < e:                                    # no complete window
-            shape = list(x.shape)
-            for b, k in zip(axes, sizes):
-                shape[b] = 0
-            return np.zeros(shape + list(sizes), x.dtype)
+    if any(x.shape[a] < e for a, e in zip(axes, eff)):        # no complete window somewhere
+        shape = list(x.shape)
+        for a, e, s in zip(axes, eff, strides):
+            shape[a] = (x.shape[a] - e) // s + 1 if x.shape[a] >= e else 0
+        return np.zeros(shape + list(sizes), x.dtype)
     w = sliding_window_view(x, eff, axis=axes)
     idx = [slice(None)] * x.ndim + [slice(None, None, d) for d in dilation]
     for a, s in zip(axes, strides):
@@ -150,7 +149,7 @@ def _transposed(x, w, ld, padding, rd):
     nsp = x.ndim - 2
     n, c = x.shape[0], x.shape[-1]
     in_sp, ksz, o = x.shape[1:-1], w.shape[:nsp], w.shape[-1]
-    out_sp = [(q - 1) * l + 1 + lo + hi - (k - 1) * r - 1 + 1 if q else 0
+    out_sp = [(q - 1) * l + lo + hi - (k - 1) * r + 1 if q else 0
               for q, l, (lo, hi), k, r in zip(in_sp, ld, padding, ksz, rd)]
     if any(s <= 0 for s in out_sp):
         return np.zeros((n,) + tuple(max(s, 0) for s in out_sp) + (o,), x.dtype)
@@ -161,7 +160,7 @@ def _transposed(x, w, ld, padding, rd):
         src, dst = [slice(None)], [slice(None)]
         for q, l, (lo, _), k, r, size in zip(in_sp, ld, padding, tap, rd, out_sp):
             off = lo - k * r                                   # output index of input 0
-            q0 = max(0, -(off // l)) if off < 0 else 0
+            q0 = -(off // l) if off < 0 else 0                   # first q*l + off >= 0
             q1 = min(q, (size - 1 - off) // l + 1) if size - 1 - off >= 0 else 0
             if q1 <= q0:
                 break
