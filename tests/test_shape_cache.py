@@ -15,7 +15,7 @@ from xnd.symbol import infer, shape_cache
 @pytest.fixture
 def cache_file(tmp_path, monkeypatch):
     f = tmp_path / "xnd-shapes-test.json"
-    monkeypatch.setattr(shape_cache, "_state", {"path": str(f), "known": None, "new": {}})
+    monkeypatch.setattr(shape_cache, "_state", {"path": str(f), "known": None, "new": {}, "at_exit": True})
     monkeypatch.setattr(infer, "_MEMO", {})
     return f
 
@@ -34,7 +34,7 @@ def test_shapes_written_at_exit_are_read_without_tracing(cache_file, monkeypatch
     data = json.loads(cache_file.read_text())
     assert any(k.startswith("('Convolution'") for k in data)
     # a "new process": empty memos, and tracing an operator would fail
-    monkeypatch.setattr(shape_cache, "_state", {"path": str(cache_file), "known": None, "new": {}})
+    monkeypatch.setattr(shape_cache, "_state", {"path": str(cache_file), "known": None, "new": {}, "at_exit": True})
     monkeypatch.setattr(infer, "_MEMO", {})
 
     def no_trace(*a):

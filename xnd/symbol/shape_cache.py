@@ -12,25 +12,28 @@ An entry is plain data (shapes and dtype names: loading it runs no code).  The f
 holds a fingerprint of xnd's source files (their sizes and modification times) and of JAX's
 and numpy's versions: an edited operator starts a new file, never reads an old shape.  A
 key holds what an operator's shapes may depend on: its attributes, training mode, the two
-NumPy-semantics flags, 64-bit mode and its inputs' shapes and dtypes.  Writes go to a
-temporary file renamed over the old one (a reader sees the old or the new file, never a
-torn one), merged with what other processes wrote meanwhile; a corrupt file is ignored.
+NumPy-semantics flags, 64-bit mode and its inputs' shapes and dtypes.  Writes are atomic
+(a reader sees the old or the new file, never a torn one), merged with what other processes
+wrote meanwhile; a corrupt file is ignored.
 ``XND_COMPILATION_CACHE=0`` turns this off with the compilation cache; at most
 ``MAX_ENTRIES`` entries are kept.
 """
 import atexit
+import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import threading
+import time
 
 import jax
 import numpy as np
 
+from .. import serialization
+
 MAX_ENTRIES = 50_000
 _lock = threading.Lock()
-_state = {"path": False, "known": None, "new": {}}
+_state = {"path": False, "known": None, "new": {}, "at_exit": False}
 
 
 def _fingerprint():
@@ -112,13 +115,15 @@ def put(k, structs):
              for s in structs]
     with _lock:
         if len(_state["new"]) < MAX_ENTRIES:
-            if not _state["new"]:
-                atexit.register(flush)
             _state["new"][k] = entry
+        if not _state["at_exit"]:
+            _state["at_exit"] = True
+            atexit.register(flush)
 
 
 def flush():
-    """Merge this process's new entries into the file (atomically)."""
+    """Merge this process's new entries into the file (``serialization.atomic_write``: a
+    reader sees the old file or the new one); a directory it cannot write keeps nothing."""
     with _lock:
         new, _state["new"] = _state["new"], {}
     p = path()
@@ -130,16 +135,10 @@ def flush():
     merged.update(new)
     try:
         os.makedirs(os.path.dirname(p), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".xnd-shapes-", dir=os.path.dirname(p))
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(merged, f, separators=(",", ":"))
-        os.replace(tmp, p)
-        _drop_stale(p)
+        serialization.atomic_write_text(p, json.dumps(merged, separators=(",", ":")))
     except OSError:
-        try:
-            os.unlink(tmp)
-        except (OSError, UnboundLocalError):
-            pass
+        return
+    _drop_stale(p)
 
 
 STALE_S = 30 * 86400
@@ -147,13 +146,10 @@ STALE_S = 30 * 86400
 
 def _drop_stale(current):
     """Files of other fingerprints (another xnd, edited sources) unused for ``STALE_S``."""
-    import time
     d = os.path.dirname(current)
     for name in os.listdir(d):
         f = os.path.join(d, name)
         if name.startswith("xnd-shapes-") and f != current:
-            try:
+            with contextlib.suppress(OSError):
                 if time.time() - os.stat(f).st_mtime > STALE_S:
                     os.unlink(f)
-            except OSError:
-                pass
