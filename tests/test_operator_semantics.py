@@ -129,3 +129,46 @@ def test_arange_infer_range_takes_its_length_from_the_consumer():
     bad = mx.sym.arange(start=0, repeat=2, infer_range=True) + mx.sym.zeros(shape=(5,))
     with pytest.raises(mx.base.MXNetError, match="infer_range"):
         bad.bind(mx.cpu(), {}).forward()
+
+
+def test_activation_relu_multiplies_the_head_gradient_by_its_mask():
+    """MXNet 1.9.1's Activation(relu) backward is ``ograd * (out > 0)``: a NaN or infinite
+    head gradient where x <= 0 gives NaN (measured: [nan, nan, 3, 0]), in a graph too."""
+    head = nd.array([np.nan, np.inf, 3, 1])
+    want = [np.nan, np.nan, 3, 0]
+    x = nd.array([-1, 0, 2, np.nan])
+    x.attach_grad()
+    with autograd.record():
+        y = nd.Activation(x, act_type="relu")
+    y.backward(head)
+    np.testing.assert_array_equal(y.asnumpy(), [0, 0, 2, 0])
+    np.testing.assert_array_equal(x.grad.asnumpy(), want)
+    bound = mx.sym.Activation(mx.sym.var("x"), act_type="relu").simple_bind(mx.cpu(), x=(4,))
+    bound.forward(is_train=True, x=nd.array([-1, 0, 2, np.nan]))
+    bound.backward(head)
+    np.testing.assert_array_equal(bound.grad_dict["x"].asnumpy(), want)
+
+
+def test_batchnorm_backward_reads_only_the_outputs_gradient():
+    """MXNet 1.9.1's BatchNorm backward ignores the gradients of the mean and var outputs
+    that ``output_mean_var`` shows: a loss on them changes no gradient (values measured on
+    MXNet 1.9.1 with this RandomState(0) data)."""
+    rng = np.random.RandomState(0)
+    x = nd.array(rng.randn(4, 3, 2, 2))
+    g, b = nd.array(rng.rand(3) + 0.5), nd.array(rng.rand(3))
+    stats = nd.zeros(3), nd.ones(3)
+    grads = []
+    for with_stats in (True, False):
+        for a in (x, g, b):
+            a.attach_grad()
+        with autograd.record():
+            y, m, v = nd.BatchNorm(x, g, b, *stats, fix_gamma=False, output_mean_var=True)
+            loss = (y * y).sum() + ((m * 3).sum() + (v * 5).sum() if with_stats else 0)
+        loss.backward()
+        grads.append([a.grad.asnumpy() for a in (x, g, b)])
+    for with_stats, without in zip(*grads):
+        np.testing.assert_array_equal(with_stats, without)
+    np.testing.assert_allclose(grads[0][0].ravel()[:4], [0.002466, -0.000402, 0.000815, 0.003468],
+                               rtol=2e-3)
+    np.testing.assert_allclose(grads[0][1], [30.889135, 23.804386, 21.067026], rtol=1e-5)
+    np.testing.assert_allclose(grads[0][2], [3.532005, 21.002546, 4.421854], rtol=1e-5)

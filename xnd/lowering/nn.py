@@ -65,8 +65,16 @@ def fully_connected(data, weight, bias=None, *, num_hidden: Int, no_bias: Bool =
 fully_connected.infer_shapes = _fc_shapes
 
 
+@jax.custom_jvp
 def _relu(x):
+    """Activation's relu: ``x > 0 ? x : 0`` (a NaN gives 0), and MXNet's backward
+    ``ograd * relu_grad(out)``: a product, so a NaN or infinite gradient where ``x <= 0``
+    gives NaN (a select gave 0).  The forward saves one mask for the backward, not the
+    mask and a zeros array the size of ``x`` (``jnp.where``'s tangent kept both)."""
     return jnp.where(x > 0, x, jnp.zeros((), x.dtype))
+
+
+_relu.defjvp(lambda p, t: (_relu(p[0]), t[0] * (p[0] > 0).astype(t[0].dtype)))
 
 
 def _softrelu(x):

@@ -132,10 +132,7 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps: Float = 1e-3,
     g = jnp.ones((c,), pdt) if fix_gamma else gamma.astype(pdt)
     b = beta.astype(pdt)
     if is_train and not use_global_stats:
-        mean = jnp.mean(x, axis=red)
-        var = jnp.mean(jnp.square(x - mean.reshape(bshape)), axis=red)
-        invstd = lax.rsqrt(var + e)
-        out = (x - mean.reshape(bshape)) * (g * invstd).reshape(bshape) + b.reshape(bshape)
+        out, mean, invstd = _bn_train(x, g, b, eps, red, bshape, fix_gamma)
         return out.astype(data.dtype), mean, invstd
     mean = lax.stop_gradient(moving_mean.astype(pdt))
     invstd = lax.rsqrt(lax.stop_gradient(moving_var.astype(pdt)) + e)
@@ -144,6 +141,47 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps: Float = 1e-3,
     else:
         out = _bn_predict(x, g, b, mean, invstd, red, bshape, fix_gamma)
     return out.astype(data.dtype), mean, invstd
+
+
+def _bn_train(x, g, b, eps, red, bshape, fix_gamma):
+    """Training-mode BatchNorm on batch statistics, with MXNet's backward: only the output's
+    gradient is read (the mean and inverse std that ``output_mean_var`` shows pass none
+    back), and the data gradient is MXNet's formula
+    ``g*invstd*(dy - mean(dy) - (x-mean)*invstd^2*mean(dy*(x-mean)))``.  The forward saves
+    ``x - mean`` and the inverse std for it, where differentiating the forward saved two
+    activation-sized arrays per layer and a longer backward.  (Its functions close over
+    Python values only: a traced value of the caller's would leak from a staged trace.)"""
+    n = 1
+    for a in red:
+        n *= x.shape[a]
+
+    def stats(x, g, b):
+        mean = jnp.mean(x, axis=red)
+        centered = x - mean.reshape(bshape)
+        invstd = lax.rsqrt(jnp.mean(jnp.square(centered), axis=red) + jnp.asarray(eps, x.dtype))
+        out = centered * (g * invstd).reshape(bshape) + b.reshape(bshape)
+        return (out, mean, invstd), centered
+
+    @jax.custom_vjp
+    def f(x, g, b):
+        return stats(x, g, b)[0]
+
+    def fwd(x, g, b):
+        outs, centered = stats(x, g, b)
+        return outs, (centered, g, outs[2])
+
+    def bwd(res, cts):
+        centered, g, invstd = res
+        dy = cts[0]
+        sum_dy = jnp.sum(dy, axis=red)
+        sum_dyc = jnp.sum(dy * centered, axis=red)
+        k = (invstd * invstd * sum_dyc / n).reshape(bshape)
+        dx = (g * invstd).reshape(bshape) * (dy - (sum_dy / n).reshape(bshape) - centered * k)
+        dg = jnp.zeros_like(g) if fix_gamma else sum_dyc * invstd
+        return dx, dg, sum_dy
+
+    f.defvjp(fwd, bwd)
+    return f(x, g, b)
 
 
 def _bn_predict(x, g, b, mean, invstd, red, bshape, fix_gamma):
