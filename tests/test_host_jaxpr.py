@@ -364,3 +364,86 @@ def test_host_evaluation_allocates_without_huge_pages():
         host_jaxpr._huge_pages(before)
     np.testing.assert_array_equal(out, [2, 2, 2])
     assert seen == [False]
+
+
+def test_pooling_gradient_select_loops_agree_with_xla(monkeypatch):
+    """host_windows._selected: a running extreme where the operand has no NaN, the select
+    loop's own values where it has; padding ties with -inf elements as XLA's does."""
+    ties = jnp.asarray(RNG.integers(-2, 2, (2, 3, 9, 9)).astype(np.float32))
+    minpool = lambda x: lax.reduce_window(x, jnp.inf, lax.min, (1, 1, 3, 3),  # noqa: E731
+                                          (1, 1, 2, 2), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    weights = jnp.arange(25.0).reshape(5, 5)
+    _check(jax.grad(lambda x: (minpool(x) * weights).sum()), ties)           # first minimum
+    _check(jax.grad(lambda x: (_maxpool(x) * weights).sum()), ties)          # first maximum
+    strict = lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 2, 3),  # noqa: E731
+                                         (1, 1, 1, 2), "VALID")
+    _check(lambda x, t: jax.jvp(strict, (x,), (t,)), ties, 3 * ties)         # last maximum
+    # windows of padding and -inf: the padding is kept and the window's gradient dropped
+    inf = np.asarray(ties).copy()
+    inf[0, 0, :4, :4] = -np.inf
+    grad = jax.grad(lambda x: (_maxpool(x) * weights).sum())
+    _check(grad, jnp.asarray(inf))
+    got = host_jaxpr.evaluate(jax.make_jaxpr(grad)(inf), [inf])[0]
+    np.testing.assert_array_equal(got[0, 0, :3, :3], [[0, 0, 0], [0, 6, 0], [0, 0, 0]])
+    seen = []
+    real = host_jaxpr._win._has_nan
+    monkeypatch.setattr(host_jaxpr._win, "_has_nan", lambda x: seen.append(real(x)) or seen[-1])
+    nan = inf.copy()
+    nan[1, 1, 2, 2] = np.nan
+    _check(grad, jnp.asarray(nan))
+    host_jaxpr.evaluate(jax.make_jaxpr(grad)(ties), [np.asarray(ties)])
+    assert seen == [True, False]
+
+
+def test_weight_gradients_gather_windows_by_kernel_position(monkeypatch):
+    """A convolution whose window is much larger than its output (the weight gradient of a
+    3x3 or a strided 7x7 convolution) runs as the transposed product of the kernel
+    positions' rows (host_windows._wide_window), with XLA's values."""
+    calls = []
+    real = host_jaxpr._win._wide_window
+    monkeypatch.setattr(host_jaxpr._win, "_wide_window",
+                        lambda *a: calls.append(a[2]) or real(*a))
+    for shape, kernel, strides, pad, dil in [
+            ((2, 12, 12, 4), (3, 3, 4, 5), (1, 1), ((1, 1), (1, 1)), (1, 1)),
+            ((2, 40, 38, 3), (7, 7, 3, 4), (2, 2), ((3, 3), (3, 3)), (1, 1)),
+            ((2, 15, 17, 5), (3, 2, 5, 7), (1, 2), ((1, 0), (2, 1)), (2, 1))]:
+        x, w = _f32(*shape), _f32(*kernel)
+        conv = lambda x, w: lax.conv_general_dilated(  # noqa: E731
+            x, w, strides, pad, rhs_dilation=dil, dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        _check(jax.grad(lambda w: (conv(x, w) ** 2).sum()), w)
+    assert calls == [(3, 3), (7, 7), (3, 2)]
+
+
+def test_large_products_use_more_blas_threads(monkeypatch):
+    """Products of at least PARALLEL_FLOPS run on host_blas.THREADS threads, smaller ones
+    on the one thread a host evaluation sets, and the count is restored after each."""
+    from xnd.lowering import host_blas
+    calls = []
+    monkeypatch.setattr(host_blas, "THREADS", 2)
+    monkeypatch.setattr(host_blas, "threads", lambda n: calls.append(n) or 1)
+    big = np.ones((200, 500), np.float32), np.ones((500, 300), np.float32)   # 6e7 flops
+    np.testing.assert_array_equal(host_blas.matmul(*big), np.full((200, 300), 500.0))
+    assert calls == [2, 1]
+    calls.clear()
+    np.testing.assert_array_equal(host_blas.matmul(np.ones((4, 5)), np.ones((5, 3))),
+                                  np.full((4, 3), 5.0))
+    batched = np.ones((50, 40, 100), np.float32), np.ones((100, 130), np.float32)
+    host_blas.matmul(*batched)                      # 50 * 40 * 100 * 130 * 2 = 5.2e7 flops
+    assert calls == [2, 1]
+
+
+def test_results_come_back_c_contiguous():
+    """evaluate's outputs are C-contiguous arrays of the program's dtypes: a transposed or
+    broadcast result is copied (in tiles when large), with its values."""
+    x = np.arange(3 * 70 * 60 * 50, dtype=np.float32).reshape(3, 70, 60, 50)
+    f = lambda x: (jnp.transpose(x, (3, 1, 2, 0)), jnp.broadcast_to(x[0, 0, 0, 0], (4, 5)),  # noqa: E731
+                   x.astype(jnp.int32)[:, ::2])
+    outs = host_jaxpr.evaluate(jax.make_jaxpr(f)(x), [x])
+    for got, want in zip(outs, f(x)):
+        assert got.flags.c_contiguous
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, np.asarray(want))
+    y = np.asarray(x).transpose(2, 0, 3, 1)
+    tiled = np.empty(y.shape, y.dtype)
+    host_jaxpr._copy_tiles(tiled, y)
+    np.testing.assert_array_equal(tiled, y)

@@ -140,8 +140,7 @@ def plan(fn, vals, max_seconds=EAGER_MAX_S):
 def run_committed(closed, vals, device):
     """Run a ``plan`` on the host: its results committed to ``device``."""
     outs = host_jaxpr.evaluate(closed, [np.asarray(v) for v in vals])
-    return [_transfer.to_device(np.asarray(o, dtype=v.aval.dtype, order="C"), device)
-            for o, v in zip(outs, closed.jaxpr.outvars)]
+    return [_transfer.to_device(o, device) for o in outs]
 
 
 def put(outs, dtypes, device, vals):

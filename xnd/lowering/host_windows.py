@@ -7,6 +7,8 @@ import threading
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from . import host_blas as _blas
+
 
 class Unsupported(Exception):
     """Raised by a rule for a parameter value it does not follow: the program compiles."""
@@ -96,14 +98,20 @@ def _conv(eqn, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
             and feature_group_count == 1 and batch_group_count == 1:
         y = _transposed(x, w, ld, padding, tuple(rhs_dilation or (1,) * nsp))
         return _to_layout(y, os_, out_dt)
-    x = dilate(x, sp, ld, 0)
-    x = pad(x, sp, padding, 0)
-    n, c = x.shape[0], x.shape[-1]
     ksz, ci, o = w.shape[:nsp], w.shape[-2], w.shape[-1]
     kp = math.prod(ksz)
     g, bg = feature_group_count, batch_group_count
     strides = tuple(window_strides)
     rd = tuple(rhs_dilation or (1,) * nsp)
+    if g == 1 and bg == 1 and all(d == 1 for d in ld):
+        out_sp = _out_size(x.shape[1:-1], padding, ksz, strides, rd)
+        if 0 < WIDE_WINDOW * math.prod(out_sp) <= kp:
+            xt = np.transpose(lhs, (ls[1],) + tuple(ls[2:]) + (ls[0],)).astype(work, copy=False)
+            y = _wide_window(pad(xt, sp, padding, 0), w, out_sp, strides, rd)
+            return _to_layout(y, os_, out_dt)
+    x = dilate(x, sp, ld, 0)
+    x = pad(x, sp, padding, 0)
+    n, c = x.shape[0], x.shape[-1]
     if kp == 1 and all(s == 1 for s in strides):
         cols = x                                                 # N out... C, no copy
     else:
@@ -115,19 +123,47 @@ def _conv(eqn, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
         nb = n // bg
         cols = np.ascontiguousarray(cols).reshape(bg, nb * math.prod(out_sp), kp * c)
         wm = np.moveaxis(w.reshape(kp * ci, bg, o // bg), 1, 0)      # bg, K, O/bg
-        y = np.matmul(cols, wm).reshape((bg, nb) + tuple(out_sp) + (o // bg,))
+        y = _blas.matmul(cols, wm).reshape((bg, nb) + tuple(out_sp) + (o // bg,))
         y = np.moveaxis(y, 0, -2).reshape((nb,) + tuple(out_sp) + (o,))
     elif g == 1:
         flat = np.reshape(cols, (rows, kp * c)) if cols.flags.c_contiguous else \
             _scratch_copy(cols, (rows, kp * c))
-        y = np.matmul(flat, w.reshape(kp * ci, o))
+        y = _blas.matmul(flat, w.reshape(kp * ci, o))
         y = y.reshape((n,) + tuple(out_sp) + (o,))
     else:
         cg, og = c // g, o // g
         cols = np.reshape(cols, (rows, kp, g, cg)).transpose(2, 0, 1, 3).reshape(g, rows, kp * cg)
         wm = np.moveaxis(w.reshape(kp * ci, g, og), 1, 0)            # G, K, og
-        y = np.moveaxis(np.matmul(cols, wm), 0, 1).reshape((n,) + tuple(out_sp) + (o,))
+        y = np.moveaxis(_blas.matmul(cols, wm), 0, 1).reshape((n,) + tuple(out_sp) + (o,))
     return _to_layout(y, os_, out_dt)
+
+
+WIDE_WINDOW = 4     # a window this many times the outputs' count: ``_wide_window``
+
+
+def _out_size(in_sp, padding, ksz, strides, rd):
+    return tuple(max((q + lo + hi - (k - 1) * r - 1) // s + 1, 0) for q, (lo, hi), k, s, r
+                 in zip(in_sp, padding, ksz, strides, rd))
+
+
+def _wide_window(xt, w, out_sp, strides, rd):
+    """A convolution whose window is much larger than its output (a weight gradient: the
+    window is the output gradient, 56x56, the output the 3x3 kernel) with ``xt`` laid out
+    (features, padded spatial..., batch) and ``w`` (kernel..., features, outputs).  im2col
+    would gather each window as a row, reading the activations with a stride of one
+    channel; here the rows are the kernel positions, each a copy of the few output
+    positions' contiguous channel runs, and BLAS multiplies the transposed matrix.  The
+    products are summed in the same order as im2col's.  Returns (batch, out..., outputs)."""
+    nsp = len(out_sp)
+    sp = tuple(range(1, 1 + nsp))
+    ksz, o = w.shape[:nsp], w.shape[-1]
+    win = _windows(xt, sp, out_sp, rd, strides)          # I, positions..., B, out...
+    win = win[(slice(None),) + tuple(slice(0, k) for k in ksz)]
+    i, b = xt.shape[0], xt.shape[-1]
+    perm = tuple(range(1, 1 + nsp)) + (0,) + tuple(range(2 + nsp, 2 + 2 * nsp)) + (1 + nsp,)
+    a = _scratch_copy(np.transpose(win, perm), (math.prod(ksz) * i, math.prod(out_sp) * b))
+    y = _blas.matmul(a.T, w.reshape(-1, o))               # (out..., B) x O
+    return np.moveaxis(y.reshape(tuple(out_sp) + (b, o)), nsp, 0)
 
 
 def _to_layout(y, out_spec, out_dt):
@@ -153,7 +189,7 @@ def _transposed(x, w, ld, padding, rd):
               for q, l, (lo, hi), k, r in zip(in_sp, ld, padding, ksz, rd)]
     if any(s <= 0 for s in out_sp):
         return np.zeros((n,) + tuple(max(s, 0) for s in out_sp) + (o,), x.dtype)
-    z = np.matmul(x.reshape(-1, c), np.moveaxis(w, -2, 0).reshape(c, -1))
+    z = _blas.matmul(x.reshape(-1, c), np.moveaxis(w, -2, 0).reshape(c, -1))
     z = z.reshape((n,) + tuple(in_sp) + tuple(ksz) + (o,))
     out = np.zeros((n,) + tuple(out_sp) + (o,), z.dtype)
     for tap in np.ndindex(*ksz):
@@ -227,17 +263,22 @@ def _selected(x, select_prim, window_dimensions, window_strides, padding, window
     """The element XLA's select loop keeps in each window of ``x``: walking the window in
     row-major order, the kept element stays while ``select(kept, next)`` holds (under ``ge``
     the first maximum, under ``gt`` the last; a NaN is taken when met and dropped at the
-    next element); padding is never taken.  Returns the kept tap's number per window, the
-    taps as index tuples into the padded array, and its shape.  The loop runs a tap at a
-    time over all windows at once (a max pooling's 9 taps), not over an array of every
-    window's elements."""
+    next element).  Padding is an element equal to the reduction's identity (-inf for a
+    maximum): it is kept where every element after it is -inf too, and XLA then drops
+    that window's gradient.  Returns the kept tap's number per window, the taps as index
+    tuples into the padded array, and its shape.
+
+    The loop runs a tap at a time over all windows at once (a max pooling's 9 taps).  As
+    taps come in increasing order, the kept tap is the largest one that replaced; without
+    NaN the running kept value is the running extreme (``np.copyto(..., where=)`` and
+    boolean assignment take 5x as long as these whole-array passes)."""
     name = getattr(select_prim, "name", str(select_prim))
     keep = {"ge": np.greater_equal, "gt": np.greater, "le": np.less_equal,
             "lt": np.less}.get(name)
     if keep is None:
         raise Unsupported(f"select {name}")
-    xp = _prep(x, window_dimensions, padding, base_dilation, 0)
-    valid = _prep(np.ones(x.shape, bool), window_dimensions, padding, base_dilation, False)
+    fill = _fill(x.dtype, "max" if name in ("ge", "gt") else "min")
+    xp = _prep(x, window_dimensions, padding, base_dilation, fill)
     dil = window_dilation or (1,) * x.ndim
     out_shape = [max((n - (k - 1) * d - 1) // s + 1, 0) for n, k, d, s in
                  zip(xp.shape, window_dimensions, dil, window_strides)]
@@ -245,14 +286,26 @@ def _selected(x, select_prim, window_dimensions, window_strides, padding, window
                   zip(offset, dil, window_strides, out_shape))
             for offset in np.ndindex(*window_dimensions)]
     kept = np.zeros(out_shape, np.int32)
-    best, have = xp[taps[0]], valid[taps[0]]
+    nan = _has_nan(x)
+    extreme = np.maximum if name in ("ge", "gt") else np.minimum
+    best = np.array(xp[taps[0]])
+    take = np.empty(out_shape, bool)
+    tap_if_taken = np.empty(out_shape, np.int32)
     for t, tap in enumerate(taps[1:], 1):
-        v, ok = xp[tap], valid[tap]
-        take = ok & ~(have & keep(best, v))
-        kept[take] = t
-        best = np.where(take, v, best)
-        have = have | ok
+        v = xp[tap]
+        keep(best, v, out=take)
+        np.logical_not(take, out=take)
+        np.multiply(take, t, out=tap_if_taken)
+        np.maximum(kept, tap_if_taken, out=kept)
+        if nan:
+            best = np.where(take, v, best)
+        else:
+            extreme(best, v, out=best)
     return kept, taps, xp.shape
+
+
+def _has_nan(x):
+    return x.dtype.kind in "fc" and bool(np.isnan(x).any())
 
 
 def _select_and_scatter_add(eqn, source, operand, *, select_prim, window_dimensions,

@@ -170,8 +170,7 @@ class Host:
             return _NOT_HOST
         STATS["host"] += 1
         put = _transfer.to_device if commit else _transfer.to_default
-        res = [put(np.asarray(o, dtype=v.aval.dtype, order="C"), device)   # (0-d stays 0-d)
-               for o, v in zip(outs, closed.jaxpr.outvars)]
+        res = [put(o, device) for o in outs]
         return jax.tree_util.tree_unflatten(tree, res)
 
     def forget(self, sig):
