@@ -26,6 +26,7 @@ from ..lowering import conv as _conv
 from ..lowering import registry as _registry
 from ..lowering import xla_options
 from ..lowering.dtypes import NOT_REAL_ERRORS, as_real, real_run
+from ..lowering.staged import staged
 from . import cse as _cse
 from . import monitor_names
 from . import rewrite as _rewrite
@@ -146,7 +147,8 @@ class GraphFunction:
             if is_train and n.op.aux_update is not None and (updating is None or id(n) in updating):
                 attrs = dict(n.params(), is_train=True) if n.op.train else n.params()
                 ins = [env.get(e) for e in n.inputs]
-                updated = n.op.aux_update(attrs, ins, [v for v, _ in res])  # in op.aux order
+                updated = staged(_aux_update, update=n.op.aux_update, attrs=attrs,
+                                 n_in=len(ins))(*ins, *[v for v, _ in res])  # op.aux order
                 for j, (src, _) in enumerate(n.inputs):
                     slot = n.input_slot(j)
                     if slot in n.op.aux and id(src) in aux_pos:
@@ -166,7 +168,8 @@ class GraphFunction:
             eval_node(n, shapes)
             a = n.params()
             w = env.get(ins[1])
-            kernel = _conv.channels_last_weight(w, a.get("layout"), winograd=False)
+            kernel = staged(_conv.channels_last_weight, layout=a.get("layout"),
+                            winograd=False)(w)
             return kernel, env.get(ins[2]) if len(ins) > 2 else None
         return conv_weight
 
@@ -845,3 +848,8 @@ def _nd_zeros(shape, dtype, ctx):
 
 def _nd_array(v, dtype, ctx):
     return _wrap(_transfer.to_device(np.asarray(v, dtype=dtype), ctx.jax_device()), ctx)
+
+
+def _aux_update(*vals, update, attrs, n_in):
+    """An op's ``aux_update(attrs, inputs, outputs)`` on positional values (for ``staged``)."""
+    return update(dict(attrs), list(vals[:n_in]), list(vals[n_in:]))

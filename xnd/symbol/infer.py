@@ -15,6 +15,7 @@ import numpy as np
 from ..base import MXNetError
 from ..lowering.attrs import Shape
 from ..lowering.registry import check_size
+from ..lowering.staged import staged
 from ..semantics import is_np_shape
 from ..lowering.elemwise import same_shapes
 from . import shape_cache
@@ -47,9 +48,15 @@ def node_call(node, is_train):
     attrs = dict(node.params())
     if op.train:
         attrs["is_train"] = is_train
+    if op.extra is not None:         # a custom operator: one Python operator per node
+        return lambda *xs: op.fn(*xs, **attrs)
     if op.rng:
-        return lambda *xs: op.fn(*xs[:-1], **attrs, key=xs[-1])
-    return lambda *xs: op.fn(*xs, **attrs)
+        return staged(_keyed, op_fn=op.fn, **attrs)
+    return staged(op.fn, **attrs)
+
+
+def _keyed(*xs, op_fn, **attrs):
+    return op_fn(*xs[:-1], **attrs, key=xs[-1])
 
 
 _MEMO = {}  # (op, attributes, is_train, numpy shape mode, input avals) -> output structs

@@ -22,6 +22,7 @@ import jax.numpy as jnp
 from ..lowering import conv as _conv
 from ..lowering import elemwise as _elemwise
 from ..lowering import registry
+from ..lowering.staged import staged
 from .infer import node_call
 
 ENABLED = os.environ.get("XND_CHANNELS_LAST", "1") != "0"
@@ -76,8 +77,8 @@ def eval_node(n, ins, env, is_train, conv_weight):
         a = n.params()
         user_cl = _conv._channel_last(a.get("layout"))  # then the value itself is NHWC
         x = env.get(ins[0], cl=not user_cl)
-        out = _conv.conv_channels_last(x, wb[0], wb[1], stride=a["stride"], dilate=a["dilate"],
-                                       pad=a["pad"], num_group=a["num_group"])
+        out = staged(_conv.conv_channels_last, stride=a["stride"], dilate=a["dilate"],
+                     pad=a["pad"], num_group=a["num_group"])(x, wb[0], wb[1])
         return [(out, not user_cl)]
     if n.op.rng or not ins or not any(env.is_cl(e) for e in ins):
         return None
@@ -85,8 +86,8 @@ def eval_node(n, ins, env, is_train, conv_weight):
     if name in UNARY:
         return [(node_call(n, is_train)(env.get(ins[0], True)), True)]
     if name == "LeakyReLU" and n.params()["act_type"] in _LEAKY_ELEMENTWISE:
-        return [(n.op.fn(env.get(ins[0], True), **n.params(), is_train=is_train, key=None),
-                 True)]
+        return [(staged(n.op.fn, **n.params(), is_train=is_train, key=None)(
+            env.get(ins[0], True)), True)]
     if name in BINARY or name in BROADCAST:
         if any(env.ndim(e) != ndim for e in ins):
             return None
@@ -96,20 +97,21 @@ def eval_node(n, ins, env, is_train, conv_weight):
         if a.get("layout") not in (None, "NCW", "NCHW", "NCDHW"):
             return None
         attrs = dict(a, layout=_conv.channels_last_layout(ndim))
-        return [(v, i == 0) for i, v in enumerate(_outputs(n.op.fn(env.get(ins[0], True),
-                                                                    **attrs)))]
+        return [(v, i == 0) for i, v in enumerate(_outputs(staged(n.op.fn, **attrs)(
+            env.get(ins[0], True))))]
     if name == "BatchNorm" and len(ins) == 5:
         a = n.params()
         if a["axis"] % ndim != 1:
             return None
-        out = n.op.fn(env.get(ins[0], True), *[env.get(e) for e in ins[1:]],
-                      **dict(a, axis=ndim - 1), is_train=is_train)
+        out = staged(n.op.fn, **dict(a, axis=ndim - 1), is_train=is_train)(
+            env.get(ins[0], True), *[env.get(e) for e in ins[1:]])
         return [(out[0], True), (out[1], False), (out[2], False)]
     if name == "Concat":
         a = n.params()
         if a["dim"] % ndim != 1 or any(env.ndim(e) != ndim for e in ins):
             return None
-        return [(n.op.fn(*[env.get(e, True) for e in ins], **dict(a, dim=ndim - 1)), True)]
+        return [(staged(n.op.fn, **dict(a, dim=ndim - 1))(*[env.get(e, True) for e in ins]),
+                 True)]
     return None
 
 

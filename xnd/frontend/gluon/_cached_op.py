@@ -108,15 +108,10 @@ def _sig(vals, is_train):
     return tuple((tuple(v.shape), np.dtype(v.dtype).name) for v in vals) + (bool(is_train),)
 
 
-def _zero_cotangent(x):
-    if jax.numpy.issubdtype(x.dtype, jax.numpy.inexact):
-        return jax.numpy.zeros(x.shape, x.dtype)
-    return np.zeros(x.shape, jax.dtypes.float0)
-
-
 @jax.custom_jvp
-def _first_order_only(x):
-    return jax.numpy.zeros((), x.dtype)
+def _first_order_only(xs):
+    """A float32 zero that depends on every array of ``xs`` and cannot be differentiated."""
+    return jax.numpy.zeros((), np.float32)
 
 
 @_first_order_only.defjvp
@@ -149,13 +144,12 @@ def _from_saved(vals, pullback, avals, n_out):
     def g_bwd(xs, cts):
         leaves = xs[n_vals:]
         grads = jax.tree_util.tree_unflatten(treedef, list(leaves))(tuple(cts[:n_out]))
-        guard = sum((_first_order_only(x) for x in xs[:n_vals]
-                     if jax.numpy.issubdtype(x.dtype, jax.numpy.inexact)),
-                    jax.numpy.zeros((), np.float32))
+        guard = _first_order_only(tuple(x for x in xs[:n_vals]
+                                        if jax.numpy.issubdtype(x.dtype, jax.numpy.inexact)))
         grads = tuple(gr + guard.astype(gr.dtype)
                       if jax.numpy.issubdtype(gr.dtype, jax.numpy.inexact) else gr
                       for gr in grads)
-        return grads + tuple(_zero_cotangent(r) for r in leaves)
+        return grads + (None,) * len(leaves)      # (the residuals get no cotangent)
 
     g.defvjp(g_fwd, g_bwd)
     return g(*vals, *res) + tuple(res)

@@ -40,6 +40,7 @@ import numpy as np
 from ...base import MXNetError
 from ...lowering import xla_options
 from ...lowering.optimizer_ops import _kernel_param
+from ...lowering.staged import staged
 from ...ndarray import NDArray
 from .. import ndarray as nd
 from .. import registry as _registry
@@ -343,6 +344,11 @@ class Optimizer:
         if isinstance(extras, dict):       # packed: one array per key
             extras = [{k: v[i] for k, v in extras.items()} for i in range(len(weights))]
         scalar = _py_scalar if self._python_rule else _kernel_param
+        rule = self._rule
+        if type(self).__module__.startswith(_PACKAGE) and not self._python_rule:
+            # a built-in rule reads only its arguments and static attributes: traced once
+            # per parameter shape (lowering/staged.py), not once per parameter
+            rule = staged(_apply_rule, rule=self._rule)
         new_w, new_s = [], []
         for w, g, s, lr, wd, ex in zip(weights, grads, states, lrs, wds, extras):
             if self._is_mp(w, s, multi_precision):
@@ -350,15 +356,15 @@ class Optimizer:
                     master, inner = s
                 else:
                     inner, master = s
-                nm, ni = self._rule(master, g.astype(_F32), inner, scalar(lr, _F32),
-                                    scalar(wd, _F32), ex)
+                nm, ni = rule(master, g.astype(_F32), inner, scalar(lr, _F32),
+                              scalar(wd, _F32), ex)
                 ni = _same_dtypes(ni, inner)
                 new_w.append(nm.astype(w.dtype))
                 ns = (nm, ni) if self._mp_master_first else (ni, nm)
                 new_s.append(type(s)(ns))
             else:
                 dt = w.dtype
-                nw, ns = self._rule(w, g.astype(dt), s, scalar(lr, dt), scalar(wd, dt), ex)
+                nw, ns = rule(w, g.astype(dt), s, scalar(lr, dt), scalar(wd, dt), ex)
                 new_w.append(nw.astype(dt))
                 new_s.append(_same_dtypes(ns, s))
         return new_w, new_s
@@ -503,3 +509,7 @@ class _PyClip:
 
 def _mom_coef(m):
     return m if m > 0 else 0.0
+
+
+def _apply_rule(w, g, s, lr, wd, ex, *, rule):
+    return rule(w, g, s, lr, wd, ex)
