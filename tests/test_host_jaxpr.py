@@ -447,3 +447,18 @@ def test_results_come_back_c_contiguous():
     tiled = np.empty(y.shape, y.dtype)
     host_jaxpr._copy_tiles(tiled, y)
     np.testing.assert_array_equal(tiled, y)
+
+
+def test_padding_writes_only_the_borders_and_crops_negative_pads():
+    """host_windows.pad fills only the border slabs (one pass over the result, not a fill
+    then a copy) and crops where XLA's padding is negative, as np.pad + slicing does."""
+    x = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4)
+    for axes, pads, fill in [((1, 2), ((1, 2), (0, 1)), -np.inf), ((0,), ((2, 0),), 7.0),
+                             ((1, 2), ((-1, 1), (2, -2)), 0.0), ((2,), ((0, 0),), 1.0)]:
+        full = [(0, 0)] * 3
+        for a, p in zip(axes, pads):
+            full[a] = p
+        want = np.pad(x, [(max(lo, 0), max(hi, 0)) for lo, hi in full], constant_values=fill)
+        want = want[tuple(slice(max(-lo, 0), n - max(-hi, 0))
+                          for (lo, hi), n in zip(full, want.shape))]
+        np.testing.assert_array_equal(host_jaxpr._win.pad(x, axes, pads, fill), want)
