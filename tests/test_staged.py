@@ -84,3 +84,18 @@ def test_concrete_calls_custom_operators_and_unhashable_attributes_are_not_stage
     call = node_call(node, False)
     np.testing.assert_array_equal(jax.jit(lambda x: call(x))(jnp.ones(2, jnp.float32)), [2, 2])
     assert st.STATS["staged"] == before
+
+
+def test_built_in_optimizer_rules_are_traced_once_per_parameter_shape():
+    """Optimizer.step stages its rule: six parameters of two shapes, two traces, and the
+    update is SGD with momentum's (mom = 0.9 * 0 - 0.1 * g; w += mom)."""
+    opt = mx.optimizer.SGD(learning_rate=0.1, momentum=0.9)
+    ws = [jnp.ones((3,) if i % 2 else (2, 2)) for i in range(6)]
+    gs = [jnp.full(w.shape, float(i)) for i, w in enumerate(ws)]
+    states = [jnp.zeros(w.shape) for w in ws]
+    before = st.STATS["traced"]
+    new_w, new_s = jax.jit(lambda w, g, s: opt.step(w, g, s, [0.1] * 6, [0.0] * 6))(ws, gs, states)
+    assert st.STATS["traced"] - before == 2
+    for i, (w, s) in enumerate(zip(new_w, new_s)):
+        np.testing.assert_allclose(np.asarray(s), np.full(ws[i].shape, -0.1 * i), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(w), 1 - 0.1 * i, rtol=1e-6)

@@ -146,11 +146,12 @@ def run_committed(closed, vals, device):
 def put(outs, dtypes, device, vals):
     """The host results as jax.Arrays on `device`, committed to it exactly when the compiled
     kernel's would be (when an input is): a jitted step then sees the same arrays either
-    way and compiles once."""
+    way and compiles once.  ``dtypes``: the results' dtypes, or None where they are
+    ``host_jaxpr.evaluate``'s (already C-contiguous arrays of the program's dtypes)."""
     if sum(o.size for o in outs) > MAX_ELEMENTS:
         return None
-    # np.asarray, not np.ascontiguousarray: that one makes a 0-d result (1,)
-    outs = [np.asarray(o, dtype=d, order="C") for o, d in zip(outs, dtypes)]
+    if dtypes is not None:
+        outs = [host_jaxpr.c_order(o, d) for o, d in zip(outs, dtypes)]
     if any(_compat_jax.committed(v) for v in vals):
         return [_transfer.to_device(o, device) for o in outs]
     return [_transfer.to_default(o, device) for o in outs]
@@ -176,7 +177,7 @@ def run(plan_, vals, device, recording=False):
         outs = host_jaxpr.evaluate(plan_, host)
     except Exception:  # noqa: BLE001  (a rule's gap: the kernel runs)
         return None
-    return put(outs, [v.aval.dtype for v in plan_.jaxpr.outvars], device, vals)
+    return put(outs, None, device, vals)
 
 
 class Seen:

@@ -704,7 +704,7 @@ def _run(jaxpr, consts, args, needed=None):
 
 def evaluate(closed, args):
     """The outputs of ``closed`` (a ClosedJaxpr) on numpy ``args``, as C-contiguous numpy
-    arrays of its output dtypes (``_c_order``: ready for ``jax.device_put``), with
+    arrays of its output dtypes (``c_order``: ready for ``jax.device_put``), with
     numpy's BLAS on one thread but for large products (``host_blas``), freed memory kept for reuse
     (``_keep_freed_memory``) and no transparent huge pages for the arrays it makes
     (``_huge_pages``)."""
@@ -715,13 +715,13 @@ def evaluate(closed, args):
     try:
         with np.errstate(all="ignore"):
             outs = _run(closed.jaxpr, closed.consts, [np.asarray(a) for a in args])
-            return [_c_order(o, v.aval.dtype) for o, v in zip(outs, closed.jaxpr.outvars)]
+            return [c_order(o, v.aval.dtype) for o, v in zip(outs, closed.jaxpr.outvars)]
     finally:
         _blas.threads(old)
         _huge_pages(huge)
 
 
-def _c_order(x, dtype):
+def c_order(x, dtype):
     """``x`` as a C-contiguous array of ``dtype``.  A strided view (a transposed weight a
     forward saves for its backward, a weight gradient computed spatial-first) is copied a
     tile of at most ``TILE_BYTES`` at a time, so that both its reads and its writes stay

@@ -285,8 +285,7 @@ def _selected(x, select_prim, window_dimensions, window_strides, padding, window
     fill = _fill(x.dtype, "max" if name in ("ge", "gt") else "min")
     xp = _prep(x, window_dimensions, padding, base_dilation, fill)
     dil = window_dilation or (1,) * x.ndim
-    out_shape = [max((n - (k - 1) * d - 1) // s + 1, 0) for n, k, d, s in
-                 zip(xp.shape, window_dimensions, dil, window_strides)]
+    out_shape = _out_size(xp.shape, ((0, 0),) * x.ndim, window_dimensions, window_strides, dil)
     taps = [tuple(slice(o * d, o * d + (m - 1) * s + 1, s) for o, d, s, m in
                   zip(offset, dil, window_strides, out_shape))
             for offset in np.ndindex(*window_dimensions)]

@@ -128,14 +128,13 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps: Float = 1e-3,
     red = tuple(i for i in range(data.ndim) if i != ax)
     bshape = tuple(c if i == ax else 1 for i in range(data.ndim))
     x = data.astype(pdt)
-    e = jnp.asarray(eps, pdt)
     g = jnp.ones((c,), pdt) if fix_gamma else gamma.astype(pdt)
     b = beta.astype(pdt)
     if is_train and not use_global_stats:
         out, mean, invstd = _bn_train(x, g, b, eps, red, bshape, fix_gamma)
         return out.astype(data.dtype), mean, invstd
     mean = lax.stop_gradient(moving_mean.astype(pdt))
-    invstd = lax.rsqrt(lax.stop_gradient(moving_var.astype(pdt)) + e)
+    invstd = lax.rsqrt(lax.stop_gradient(moving_var.astype(pdt)) + jnp.asarray(eps, pdt))
     if use_global_stats:
         out = (x - mean.reshape(bshape)) * (g * invstd).reshape(bshape) + b.reshape(bshape)
     else:
@@ -146,15 +145,10 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps: Float = 1e-3,
 def _bn_train(x, g, b, eps, red, bshape, fix_gamma):
     """Training-mode BatchNorm on batch statistics, with MXNet's backward: only the output's
     gradient is read (the mean and inverse std that ``output_mean_var`` shows pass none
-    back), and the data gradient is MXNet's formula
-    ``g*invstd*(dy - mean(dy) - (x-mean)*invstd^2*mean(dy*(x-mean)))``.  The forward saves
+    back), and the data gradient is MXNet's formula (``_bn_backward``).  The forward saves
     ``x - mean`` and the inverse std for it, where differentiating the forward saved two
     activation-sized arrays per layer and a longer backward.  (Its functions close over
     Python values only: a traced value of the caller's would leak from a staged trace.)"""
-    n = 1
-    for a in red:
-        n *= x.shape[a]
-
     def stats(x, g, b):
         mean = jnp.mean(x, axis=red)
         centered = x - mean.reshape(bshape)
@@ -172,22 +166,31 @@ def _bn_train(x, g, b, eps, red, bshape, fix_gamma):
 
     def bwd(res, cts):
         centered, g, invstd = res
-        dy = cts[0]
-        sum_dy = jnp.sum(dy, axis=red)
-        sum_dyc = jnp.sum(dy * centered, axis=red)
-        k = (invstd * invstd * sum_dyc / n).reshape(bshape)
-        dx = (g * invstd).reshape(bshape) * (dy - (sum_dy / n).reshape(bshape) - centered * k)
-        dg = jnp.zeros_like(g) if fix_gamma else sum_dyc * invstd
-        return dx, dg, sum_dy
+        return _bn_backward(cts[0], centered, g, invstd, red, bshape, fix_gamma)
 
     f.defvjp(fwd, bwd)
     return f(x, g, b)
 
 
+def _bn_backward(dy, centered, g, invstd, red, bshape, fix_gamma):
+    """MXNet's training-mode BatchNorm backward from ``centered = x - mean``:
+    ``dx = g*invstd*(dy - mean(dy) - centered*invstd^2*mean(dy*centered))``, gamma's gradient
+    ``invstd*sum(dy*centered)`` (0 with ``fix_gamma``) and beta's ``sum(dy)``."""
+    n = 1
+    for a in red:
+        n *= dy.shape[a]
+    sum_dy = jnp.sum(dy, axis=red)
+    sum_dyc = jnp.sum(dy * centered, axis=red)
+    k = (invstd * invstd * sum_dyc / n).reshape(bshape)
+    dx = (g * invstd).reshape(bshape) * (dy - (sum_dy / n).reshape(bshape) - centered * k)
+    dg = jnp.zeros_like(g) if fix_gamma else sum_dyc * invstd
+    return dx, dg, sum_dy
+
+
 def _bn_predict(x, g, b, mean, invstd, red, bshape, fix_gamma):
     """Inference-mode BatchNorm with MXNet's gradient: its backward runs in training mode
     (``backward(train_mode=True)`` is the default), so the data gradient is the batch-norm
-    formula g*invstd*(dy - mean(dy) - xhat*mean(dy*xhat)) evaluated with the moving stats."""
+    formula (``_bn_backward``) evaluated with the moving stats."""
     @jax.custom_vjp
     def f(x, g, b, mean, invstd):
         xhat = (x - mean.reshape(bshape)) * invstd.reshape(bshape)
@@ -198,12 +201,8 @@ def _bn_predict(x, g, b, mean, invstd, red, bshape, fix_gamma):
 
     def bwd(res, dy):
         x, g, mean, invstd = res
-        xhat = (x - mean.reshape(bshape)) * invstd.reshape(bshape)
-        mdy = jnp.mean(dy, axis=red, keepdims=True)
-        mdyx = jnp.mean(dy * xhat, axis=red, keepdims=True)
-        dx = (g * invstd).reshape(bshape) * (dy - mdy - xhat * mdyx)
-        dg = jnp.zeros_like(g) if fix_gamma else jnp.sum(dy * xhat, axis=red)
-        return dx, dg, jnp.sum(dy, axis=red), jnp.zeros_like(mean), jnp.zeros_like(invstd)
+        grads = _bn_backward(dy, x - mean.reshape(bshape), g, invstd, red, bshape, fix_gamma)
+        return grads + (jnp.zeros_like(mean), jnp.zeros_like(invstd))
 
     f.defvjp(fwd, bwd)
     return f(x, g, b, mean, invstd)

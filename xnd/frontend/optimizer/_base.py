@@ -348,7 +348,7 @@ class Optimizer:
         if type(self).__module__.startswith(_PACKAGE) and not self._python_rule:
             # a built-in rule reads only its arguments and static attributes: traced once
             # per parameter shape (lowering/staged.py), not once per parameter
-            rule = staged(_apply_rule, rule=self._rule)
+            rule = staged(self._rule)
         new_w, new_s = [], []
         for w, g, s, lr, wd, ex in zip(weights, grads, states, lrs, wds, extras):
             if self._is_mp(w, s, multi_precision):
@@ -509,7 +509,3 @@ class _PyClip:
 
 def _mom_coef(m):
     return m if m > 0 else 0.0
-
-
-def _apply_rule(w, g, s, lr, wd, ex, *, rule):
-    return rule(w, g, s, lr, wd, ex)
