@@ -168,13 +168,16 @@ def _integer(x):
     return x is not None and (jnp.issubdtype(x.dtype, jnp.integer) or x.dtype == jnp.bool_)
 
 
-def _node_vjp(call, ins, d, dpos):
-    """``jax.vjp`` of one node in the inputs at ``dpos`` (integer ones as float64)."""
+def _node_vjp(call, ins, d, dpos, opos):
+    """``jax.vjp`` of one node's outputs at ``opos`` (those with a cotangent: a hybridized
+    block's saved residuals, BatchNorm's statistics get none, and zeros for them cost a
+    trace each) in the inputs at ``dpos`` (integer ones as float64)."""
     def f(*dv):
         ii = list(ins)
         for p, v in zip(dpos, dv):
             ii[p] = v
-        return call(ii, d)
+        r = call(ii, d)
+        return tuple(r[k] for k in opos)
     with real_run():
         return jax.vjp(f, *[as_real(ins[p]) for p in dpos])
 
@@ -237,9 +240,8 @@ def _make_pure(plan):
     return pure
 
 
-def _zero_ct(o):
-    if _inexact(o):
-        return jnp.zeros(o.shape, o.dtype)
+def _float0_ct(o):
+    """The cotangent JAX takes for an integer or boolean output."""
     return np.zeros(o.shape, jax.dtypes.float0)
 
 
@@ -290,13 +292,14 @@ def _make_saved(plan):
             dpos = [p for p, r in enumerate(refs)
                     if live(r) and (_inexact(ins[p]) or _integer(ins[p]))]
             call, d = callers[j], dyn_vals[j]
+            opos = [k for k, c in enumerate(cts) if c is not None]
             try:
-                outs, pull = _node_vjp(call, ins, d, dpos)
+                outs, pull = _node_vjp(call, ins, d, dpos, opos)
             except NOT_REAL_ERRORS:
                 dpos = [p for p in dpos if _inexact(ins[p])]
-                outs, pull = _node_vjp(call, ins, d, dpos)
-            full = tuple(_zero_ct(o) if c is None or not _inexact(o) else c.astype(o.dtype)
-                         for c, o in zip(cts, outs))
+                outs, pull = _node_vjp(call, ins, d, dpos, opos)
+            full = tuple(c.astype(o.dtype) if _inexact(o) else _float0_ct(o)
+                         for c, o in zip([cts[k] for k in opos], outs))
             for p, c in zip(dpos, pull(full)):
                 add(refs[p], c)
         grads = _sum_groups(groups, ct_ext, ext_vals)
