@@ -8,7 +8,7 @@ import pytest
 
 import xnd as mx
 from xnd.base import MXNetError
-from xnd.lowering import bucket, registry, tiered
+from xnd.lowering import bucket, host_eval, registry, tiered
 
 OPS = [registry.get(n) for n in registry.all_ops()]
 ELEMENTWISE = sorted({op.name for op in OPS if op.elementwise and op.elementwise != "flat"})
@@ -57,6 +57,68 @@ def test_bucketed_equals_exact_kernel(name, dtype, shape):
         for g, w in zip(got, want):
             assert g.shape == w.shape and g.dtype == w.dtype
             np.testing.assert_array_equal(np.asarray(g), np.asarray(w), err_msg=f"{name}{key}")
+
+
+@pytest.mark.parametrize("name", ELEMENTWISE)
+@pytest.mark.parametrize("dtype,shape", CASES)
+def test_exact_ops_on_the_host_equal_the_kernel(name, dtype, shape):
+    """Elementwise ops whose traced jaxpr ``host_jaxpr.exact`` admits run on numpy
+    (host_eval) instead of a bucketed kernel: their numbers must be the kernel's, bit for
+    bit, negative inputs, run-time scalars and the scalar tail included."""
+    op = registry.get(name)
+    rng = np.random.RandomState(zlib.crc32(name.encode()) + 1)
+    lo, hi = (-3, 3) if np.dtype(dtype).kind == "f" else (-9, 9)
+    vals = [jax.numpy.asarray(rng.uniform(lo, hi, shape).astype(dtype)) for _ in op.inputs]
+    dyn = (0.5,) * len(op.dynamic)
+    for key in STATIC_KEYS.get(name, [()]):
+        try:
+            want = op.kernel(key)(*vals, *dyn)
+        except (MXNetError, TypeError):
+            continue
+        fn = host_eval._with_dynamic(op, dict(zip(op.static, key)))
+        plan = host_eval.plan(fn, list(vals) + list(dyn), exact=True)
+        if plan is None:
+            continue                              # not exact: bucketed instead
+        got = host_eval.run(plan, vals, jax.devices("cpu")[0], dyn=dyn)
+        want = want if isinstance(want, (tuple, list)) else [want]
+        for g, w in zip(got, want):
+            assert g.shape == w.shape and g.dtype == w.dtype
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w), err_msg=f"{name}{key}")
+
+
+def test_which_elementwise_ops_run_on_the_host():
+    x = [jax.numpy.ones((3, 4), "float32")] * 2
+
+    def planned(name, dyn=(), **attrs):
+        op = registry.get(name)
+        fn = host_eval._with_dynamic(op, attrs)
+        assert host_eval.plan(fn, x[:len(op.inputs)] + list(dyn)) is not None
+        return host_eval.plan(fn, x[:len(op.inputs)] + list(dyn), exact=True) is not None
+    assert planned("elemwise_add") and planned("broadcast_mul") and planned("relu")
+    assert planned("_mul_scalar", (2.0,)) and planned("_rminus_scalar", (2.0,))
+    assert not planned("exp") and not planned("tanh") and not planned("rsqrt")
+    assert planned("softsign")                   # x / (1 + |x|): no product, exact
+    assert not planned("hard_sigmoid", alpha=0.2, beta=0.5)   # alpha * x + beta: multiply-add
+
+
+def test_scalar_arithmetic_on_new_shapes_compiles_nothing():
+    """``x * s + t`` on ever new shapes and scalars: the host plans take the scalar as an
+    input (one plan per shape, whatever the value), nothing compiles, and the numbers are
+    the kernel's."""
+    import sys
+    core = sys.modules["xnd.ndarray"]
+    mul, plus = registry.get("_mul_scalar"), registry.get("_plus_scalar")
+    before = [sum(k._cache_size() for k in op._kernels.values()) for op in (mul, plus)]
+    rng = np.random.RandomState(5)
+    for i, shape in enumerate([(13, 3), (17,), (2, 3, 7)]):
+        a = rng.uniform(-2, 2, shape).astype(np.float32)
+        for s in (0.3 + i, -1.7):
+            got = (mx.nd.array(a) * s + 2.5).asnumpy()
+            np.testing.assert_array_equal(got, (a * np.float32(s)) + np.float32(2.5))
+        key = ("_mul_scalar", (), ((shape, np.dtype(np.float32)),), (float,))
+        assert core._HOST._seen[key][0] == 2            # two values, one plan
+    after = [sum(k._cache_size() for k in op._kernels.values()) for op in (mul, plus)]
+    assert after == before
 
 
 def test_many_shapes_share_one_program():
@@ -222,16 +284,17 @@ def test_recorded_op_on_an_input_still_computed_compiles_instead_of_waiting(monk
     core = sys.modules["xnd.ndarray"]
     x = mx.nd.array(np.arange(13 * 5, dtype=np.float32).reshape(13, 5))
     x.attach_grad()
-    key = ("_mul_scalar", (), (((13, 5), np.dtype(np.float32)),))   # -x
+    key = ("exp", (), (((13, 5), np.dtype(np.float32)),))
     monkeypatch.setattr(_compat_jax, "computing", lambda vals: True)
     with mx.autograd.record():
-        y = -x
+        y = mx.nd.exp(x)
     assert key not in core._FLAT._seen                       # the exact kernel ran
     y.backward()
-    np.testing.assert_array_equal(y.asnumpy(), -x.asnumpy())
-    np.testing.assert_array_equal(x.grad.asnumpy(), -np.ones((13, 5)))
-    z = -x                                                    # not recording: bucketed
+    want = np.asarray(jax.numpy.exp(x._val()))
+    np.testing.assert_array_equal(y.asnumpy(), want)
+    np.testing.assert_allclose(x.grad.asnumpy(), want, rtol=1e-6)   # (host tier: float64 exp)
+    z = mx.nd.exp(x)                                          # not recording: bucketed
     assert core._FLAT._seen.get(key) == 1
-    np.testing.assert_array_equal(z.asnumpy(), -x.asnumpy())
+    np.testing.assert_array_equal(z.asnumpy(), want)
     monkeypatch.undo()
     assert not _compat_jax.computing([x._val(), np.ones(2)])  # ready arrays, host arrays

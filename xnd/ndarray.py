@@ -634,18 +634,15 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
             else:
                 res = op.kernel(key, donate)(*vals, *dyn)
         elif vals:
-            rec = STATE.recording   # (the host paths then wait for no input still computed)
-            host = _HOST.plan_for(op, key, vals) if _HOST_OK(op, ctx.jax_device()) else None
-            res = host_eval.run(host, vals, ctx.jax_device(), rec) if host is not None else None
-            if res is None and op.elementwise:
-                res = _FLAT.run(op, key, vals, dyn, ctx.jax_device(), rec)
+            # (while recording, the host paths wait for no input still computed)
+            res = _uncompiled(op, key, vals, dyn, ctx.jax_device(), STATE.recording)
             if res is None:
                 res = (op._kernels.get(key) or op.kernel(key))(*vals, *dyn)
             elif len(res) == 1:
                 res = res[0]
         else:
-            host = _HOST.plan_for(op, key, vals) if _HOST_OK(op, ctx.jax_device()) else None
-            res = host_eval.run(host, vals, ctx.jax_device()) if host is not None else None
+            host = _HOST.plan_for(op, key, vals, dyn) if _HOST_OK(op, ctx.jax_device()) else None
+            res = host_eval.run(host, vals, ctx.jax_device(), dyn=dyn) if host is not None else None
             if res is None and op.elementwise == "flat":
                 with jax.default_device(ctx.jax_device()):
                     res = _FLAT.create(op, key, dyn, ctx.jax_device())
@@ -820,16 +817,24 @@ def _write_out(op, out, outs):
     return out
 
 
+def _uncompiled(op, key, vals, dyn, device, recording=False):
+    """A call's results without compiling, on a new shape: the host plan (host_eval), else
+    an elementwise op's bucketed run (bucket); None: the kernel runs."""
+    host = _HOST.plan_for(op, key, vals, dyn) if _HOST_OK(op, device) else None
+    if host is host_eval.SERVED:
+        return None
+    res = host_eval.run(host, vals, device, recording, dyn) if host is not None else None
+    if res is None and op.elementwise:
+        res = _FLAT.run(op, key, vals, dyn, device, recording)
+    return res
+
+
 def _flat_or(kern, op, ctx, *args):
-    """``kern(*args)``, or on a small new shape the bucketed run of elementwise ``op``; args:
-    the array inputs, then a scalar operand."""
-    x = args[0]
-    if x.size <= bucket.MAX_ELEMENTS:
-        arrays = [a for a in args if isinstance(a, jax.Array)]
-        res = _FLAT.run(op, (), arrays, args[len(arrays):], ctx.jax_device())
-        if res is not None:
-            return res[0]
-    return kern(*args)
+    """``kern(*args)``, or on a new shape its uncompiled run (``_uncompiled``); args: the
+    array inputs, then a scalar operand."""
+    arrays = [a for a in args if isinstance(a, jax.Array)]
+    res = _uncompiled(op, (), arrays, args[len(arrays):], ctx.jax_device())
+    return kern(*args) if res is None else res[0]
 
 
 def _binary(self, other, bop, sop):

@@ -33,7 +33,7 @@ from . import host_eval
 # Calls per combination at the bucketed length. A combination met a third time is a loop:
 # its exact kernel compiles then, so a training loop's compilations end by its third step
 CALLS = 2
-MAX_ELEMENTS = 1 << 16             # larger arrays: a host copy costs more than a compile
+MAX_ELEMENTS = host_eval.ELEMENTWISE_MAX   # larger arrays compile
 MIN_LENGTH = 64                    # the smallest bucket: tiny shapes share one program
 
 

@@ -13,13 +13,17 @@ The first ``HOST_CALLS`` calls of one (op, attributes, input avals) run on the h
 * any other op (``eligible``) is traced (``jax.make_jaxpr`` of the registry function: no
   compilation, ~1-4 ms) and its jaxpr runs on numpy when ``host_jaxpr`` follows every
   primitive in it and its estimated host time is at most ``EAGER_MAX_S``; arithmetic then
-  agrees with the compiled kernel to float tolerance (``host_jaxpr``'s doc).
+  agrees with the compiled kernel to float tolerance (``host_jaxpr``'s doc);
+* an elementwise op (``+``, ``*``, ``relu``, ``x * 2.0``...) only where that jaxpr's numbers
+  are the kernel's bit for bit (``host_jaxpr.exact``: no transcendental, no product feeding
+  a sum); the others run at a bucketed length (``bucket``), which is XLA's own loop.
 
-Later calls compile the kernel (a loop over one shape then runs XLA's kernel, which, unlike
-the host path, does not wait for its inputs).  Only arrays up to ``MAX_ELEMENTS`` in and out
-take it, so a host copy costs less than the compile it saves.  Elementwise ops have their
-own path (``bucket``), samplers draw XLA's streams, and convolutions and pooling run as
-tiered programs (``tiered``); none of them comes here.
+Run-time attributes (``_mul_scalar``'s scalar) are inputs of the traced plan, so one plan
+serves every value.  Later calls compile the kernel (a loop over one shape then runs XLA's
+kernel, which, unlike the host path, does not wait for its inputs).  Only arrays up to
+``MAX_ELEMENTS`` in and out take it, so a host copy costs less than the compile it saves.
+Samplers draw XLA's streams, and convolutions and pooling run as tiered programs
+(``tiered``); none of them comes here.
 
 ``plan(fn, vals, max_seconds=None)`` with ``run_committed`` also runs the quick tier's
 parameter fold of hybridized inference (symbol/rewrite.py): a ResNet's BatchNorm fold is a
@@ -37,6 +41,9 @@ from . import host_jaxpr, tiered
 
 HOST_CALLS = 8
 MAX_ELEMENTS = 1 << 22
+# elementwise calls up to this many elements (bucket's too); a larger one compiles: its
+# loop's results are then XLA's own buffers, which ``z[:] = z + y`` donates in place
+ELEMENTWISE_MAX = 1 << 16
 EAGER_MAX_S = 0.05       # an eager call estimated to take longer on the host compiles
 
 # MXNet ops whose lowering is pure data movement for every attribute value
@@ -50,14 +57,13 @@ OPS = frozenset((
 def eligible(op, device):
     """Whether eager calls of registry ``op`` on JAX ``device`` may run on the host: data
     movement anywhere; other ops on a CPU device only (an accelerator's arrays would cross
-    to the host and back), when not elementwise (bucketed), no sampler, no tiered
-    convolution or pooling, no Python kernel, and no attribute passed at run time (a traced
-    plan would bake in its default)."""
+    to the host and back), when no sampler, no tiered convolution or pooling and no Python
+    kernel (attributes passed at run time are inputs of the plan).  An elementwise op runs here where its results are the kernel's bit for bit
+    (``plan(exact=True)``), else at a bucketed length (``bucket``)."""
     ok = _ELIGIBLE.get(op.name)
     if ok is None:
         ok = _ELIGIBLE[op.name] = "data" if op.name in OPS else not (
-            op.elementwise or op.rng or op.tuned or op.dynamic
-            or getattr(op.fn, "eager_kernel", None) is not None)
+            op.rng or op.tuned or getattr(op.fn, "eager_kernel", None) is not None)
     return ok == "data" or (ok and device.platform == "cpu")
 
 
@@ -119,16 +125,18 @@ class _NotHost(Exception):
     pass
 
 
-def plan(fn, vals, max_seconds=EAGER_MAX_S):
+def plan(fn, vals, max_seconds=EAGER_MAX_S, exact=False):
     """A closed jaxpr of ``fn(*vals)`` that numpy runs as XLA would (``host_jaxpr``), or
     None.  With ``max_seconds=None`` its size and time are not bounded (the caller's arrays
-    are on the host's memory already: parameters)."""
+    are on the host's memory already: parameters).  ``exact``: only a jaxpr whose results
+    are XLA's bit for bit (``host_jaxpr.exact``)."""
     try:
         closed = jax.make_jaxpr(fn)(*vals)
     except Exception:  # noqa: BLE001  (the compiled path reports the op's own error)
         return None
     if host_jaxpr.unsupported(closed.jaxpr) or any(
-            getattr(v.aval, "weak_type", False) for v in closed.jaxpr.outvars):
+            getattr(v.aval, "weak_type", False) for v in closed.jaxpr.outvars) \
+            or (exact and not host_jaxpr.exact(closed.jaxpr)):
         return None
     if max_seconds is not None and (
             sum(int(np.prod(v.aval.shape)) for v in closed.jaxpr.outvars) > MAX_ELEMENTS
@@ -140,7 +148,7 @@ def plan(fn, vals, max_seconds=EAGER_MAX_S):
 def run_committed(closed, vals, device):
     """Run a ``plan`` on the host: its results committed to ``device``."""
     outs = host_jaxpr.evaluate(closed, [np.asarray(v) for v in vals])
-    return [_transfer.to_device(o, device) for o in outs]
+    return _transfer.to_device_all(outs, device, True)
 
 
 def put(outs, dtypes, device, vals):
@@ -152,20 +160,25 @@ def put(outs, dtypes, device, vals):
         return None
     if dtypes is not None:
         outs = [host_jaxpr.c_order(o, d) for o, d in zip(outs, dtypes)]
-    if any(_compat_jax.committed(v) for v in vals):
-        return [_transfer.to_device(o, device) for o in outs]
-    return [_transfer.to_default(o, device) for o in outs]
+    return _transfer.to_device_all(outs, device, any(_compat_jax.committed(v) for v in vals))
 
 
-def run(plan_, vals, device, recording=False):
+def run(plan_, vals, device, recording=False, dyn=()):
     """Evaluate a plan (``Seen.plan_for``) on the host and put its results on ``device``:
     a list of jax.Arrays, or None when this call must compile instead.  While ``recording``,
     an input still being computed compiles (``_compat_jax.computing``): reading it here would
     wait for it, and a training step's loss waited for its forward before the backward could
-    trace and compile (0.9 s of a first ResNet-18 step)."""
+    trace and compile (0.9 s of a first ResNet-18 step).  ``dyn``: the op's run-time
+    attribute values, further inputs of the plan."""
     if recording and _compat_jax.computing(vals):
         return None
     host = [np.asarray(v) for v in vals]
+    if dyn:
+        try:        # (in the dtypes the kernel's trace gave them: weakly typed scalars)
+            host += [np.asarray(d, dtype=v.aval.dtype)
+                     for d, v in zip(dyn, plan_.jaxpr.invars[len(vals):])]
+        except (OverflowError, ValueError, TypeError):
+            return None
     if callable(plan_):                                    # a twin with its attributes
         try:
             out = plan_(*host)
@@ -180,36 +193,57 @@ def run(plan_, vals, device, recording=False):
     return put(outs, None, device, vals)
 
 
+_NUMBERS = frozenset((bool, int, float, np.bool_, np.int32, np.int64, np.float32, np.float64))
+
+
+def _with_dynamic(op, attrs):
+    """``op.fn`` with its static ``attrs`` bound, taking its dynamic ones after the arrays."""
+    names = op.dynamic
+
+    def fn(*args):
+        n = len(args) - len(names)
+        return op.fn(*args[:n], **attrs, **dict(zip(names, args[n:])))
+    return fn
+
+
+SERVED = "served"    # plan_for: this combination had its host calls; its kernel compiles now
+
+
 class Seen:
     """Counts eager calls per (op, static key, input avals): ``plan_for`` returns a host plan
     (a twin with its attributes bound, or a jaxpr) while a combination is among its first
-    ``HOST_CALLS`` calls and the host can run it, else None (compile)."""
+    ``HOST_CALLS`` calls and the host can run it, then ``SERVED`` (compile, not another
+    uncompiled path: a loop's kernels compile at its ``HOST_CALLS + 1``-th step), else None."""
 
     LIMIT = 1 << 14                   # combinations remembered (then forgotten all at once)
 
     def __init__(self):
         self._seen = {}               # combination -> [calls so far, plan or None]
 
-    def plan_for(self, op, key, vals):
-        if tiered.is_pinned():
+    def plan_for(self, op, key, vals, dyn=()):
+        """``dyn``: the run-time attribute values (numbers only: the plan takes them as
+        inputs, traced as the kernel's jit traces them)."""
+        if tiered.is_pinned() or not all(type(d) in _NUMBERS for d in dyn):
             return None
-        k = (op.name, key, tuple([None if v is None else (v.shape, v.dtype) for v in vals]))
+        k = (op.name, key, tuple([None if v is None else (v.shape, v.dtype) for v in vals]),
+             tuple([type(d) for d in dyn]))
         e = self._seen.get(k)
         if e is None:
             if len(self._seen) >= self.LIMIT:
                 self._seen.clear()
             p = None
-            if all(v is not None and v.ndim and v.size for v in vals) \
-                    and sum(v.size for v in vals) <= MAX_ELEMENTS:
+            if all(v is not None and v.ndim and v.size for v in vals) and sum(
+                    v.size for v in vals) <= (ELEMENTWISE_MAX if op.elementwise else MAX_ELEMENTS):
                 attrs = dict(zip(op.static, key))        # (else the kernel raises MXNet's error)
-                twin = TWINS.get(op.name)
+                twin = None if dyn else TWINS.get(op.name)
                 p = functools.partial(twin, **attrs) if twin else \
-                    plan(functools.partial(op.fn, **attrs), vals)
+                    plan(_with_dynamic(op, attrs), list(vals) + list(dyn),
+                         exact=bool(op.elementwise))
             e = self._seen[k] = [0, p]
         p = e[1]
-        if p is None:
-            return None
+        if p is None or p is SERVED:
+            return p
         e[0] += 1
         if e[0] >= HOST_CALLS and vals:  # (a creation op waits for nothing: always host)
-            e[1] = None                  # its last host call: the jaxpr is not kept
+            e[1] = SERVED                # its last host call: the jaxpr is not kept
         return p

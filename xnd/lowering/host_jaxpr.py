@@ -585,6 +585,19 @@ def _sub_jaxprs(eqn):
 
 
 def _dtype_ok(dt, keys):
+    try:
+        return _DTYPE_OK[dt, keys]
+    except KeyError:
+        ok = _DTYPE_OK[dt, keys] = _check_dtype(dt, keys)
+        return ok
+    except TypeError:                              # (an unhashable dtype-like)
+        return _check_dtype(dt, keys)
+
+
+_DTYPE_OK = {}        # (dtype, keys) -> verdict: str() of a dtype costs 9 us, a program has 6,000
+
+
+def _check_dtype(dt, keys):
     if dt is None:
         return False
     if str(dt).startswith("key<"):                 # typed PRNG keys, inside a program only
@@ -598,7 +611,29 @@ def _dtype_ok(dt, keys):
 def unsupported(jaxpr, top=True):
     """The name of the first primitive (or dtype) of ``jaxpr`` that ``evaluate`` cannot run
     as XLA would, or None.  (It also marks the states of random-bit generators that nothing
-    reads: ``host_random`` can draw those at a bucketed length.)"""
+    reads: ``host_random`` can draw those at a bucketed length.)  An inner jaxpr's verdict
+    is kept: a network's repeated layers call one staged jaxpr many times."""
+    if top:
+        return _unsupported(jaxpr, top)
+    return _per_jaxpr(_VERDICTS, id(jaxpr), jaxpr, lambda: _unsupported(jaxpr, False))
+
+
+_VERDICTS = {}   # id(inner jaxpr) -> (weak reference to it, its verdict)
+
+
+def _per_jaxpr(cache, key, jaxpr, compute):
+    """``compute()``, kept in ``cache`` under ``key`` while ``jaxpr`` lives."""
+    hit = cache.get(key)
+    if hit is not None and hit[0]() is jaxpr:
+        return hit[1]
+    value = compute()
+    if len(cache) > 4096:
+        cache.clear()
+    cache[key] = (weakref.ref(jaxpr), value)
+    return value
+
+
+def _unsupported(jaxpr, top):
     _rand.mark_unread_states(jaxpr)
     for v in list(jaxpr.invars) + list(jaxpr.outvars):
         dt = getattr(getattr(v, "aval", None), "dtype", None)
@@ -633,10 +668,11 @@ def _schedule(jaxpr, needed):
     by the next results instead of every intermediate of a network living, and being
     page-faulted in, until the end) and, for a call, which of its results are needed.
     ``needed``: per output of ``jaxpr``, or None for all."""
-    key = (id(jaxpr), needed)
-    hit = _SCHEDULES.get(key)
-    if hit is not None and hit[0]() is jaxpr:
-        return hit[1]
+    return _per_jaxpr(_SCHEDULES, (id(jaxpr), needed), jaxpr,
+                      lambda: _make_schedule(jaxpr, needed))
+
+
+def _make_schedule(jaxpr, needed):
     eqns = jaxpr.eqns
     live = {v for i, v in enumerate(jaxpr.outvars)
             if not _is_literal(v) and (needed is None or needed[i])}
@@ -661,19 +697,42 @@ def _schedule(jaxpr, needed):
     for v, i in last.items():
         if i < len(eqns):
             dead[i].append(v)
-    plan = [None if not keep[i] else
+    return [None if not keep[i] else
             (dead[i], tuple(v in live for v in eqn.outvars) if eqn.primitive.name in _CALLS
              else None)
             for i, eqn in enumerate(eqns)]
-    if len(_SCHEDULES) > 4096:
-        _SCHEDULES.clear()
-    _SCHEDULES[key] = (weakref.ref(jaxpr), plan)
-    return plan
 
 
 _SCHEDULES = {}   # (id(jaxpr), needed) -> (weak reference to the jaxpr, its schedule)
 _CALLS = frozenset(("pjit", "jit", "closed_call", "core_call", "custom_jvp_call",
                     "custom_vjp_call", "custom_vjp_call_jaxpr", "remat", "checkpoint"))
+
+
+# Primitives whose numpy rule gives XLA:CPU's result bit for bit: correctly rounded IEEE
+# operations, comparisons and data movement (transcendentals are approximations that differ
+# in the last bit, and rsqrt may be one)
+EXACT = frozenset((
+    "neg", "sign", "floor", "ceil", "round", "is_finite", "sqrt", "abs", "not", "square",
+    "add", "add_any", "sub", "mul", "div", "rem", "max", "min", "and", "or", "xor",
+    "eq", "ne", "lt", "le", "gt", "ge", "select_n", "clamp", "convert_element_type",
+    "broadcast_in_dim", "reshape", "transpose", "squeeze", "expand_dims", "rev", "slice",
+    "concatenate", "iota", "copy", "copy_p", "stop_gradient")) | _CALLS
+_FUSABLE = ({"mul"}, {"add", "add_any", "sub"})
+
+
+def exact(jaxpr):
+    """Whether ``evaluate`` gives XLA:CPU's results for ``jaxpr`` bit for bit: only ``EXACT``
+    primitives, and not both a product and a sum (LLVM may fuse them into one multiply-add
+    with one rounding where it optimizes XLA's loop)."""
+    names = set()
+
+    def walk(j):
+        for eqn in j.eqns:
+            names.add(eqn.primitive.name)
+            for inner in _sub_jaxprs(eqn):
+                walk(inner)
+    walk(jaxpr)
+    return names <= EXACT and not all(names & f for f in _FUSABLE)
 
 
 def _run(jaxpr, consts, args, needed=None):
@@ -808,23 +867,31 @@ def seconds(jaxpr):
 FLOPS, ELEMENTS, EQN_S = 4e10, 4e8, 1e-5
 
 
-def _count(jaxpr, times=1):
+def _count(jaxpr):
+    """(flops, elements, equations) of one run of ``jaxpr`` (an inner one's kept)."""
+    return _per_jaxpr(_COUNTS, id(jaxpr), jaxpr, lambda: _count_eqns(jaxpr))
+
+
+_COUNTS = {}
+
+
+def _count_eqns(jaxpr):
     flops = elements = eqns = 0
     for eqn, step in zip(jaxpr.eqns, _schedule(jaxpr, None)):
         if step is None:                        # (dead code: never evaluated)
             continue
         name = eqn.primitive.name
-        eqns += times
+        eqns += 1
         out = sum(math.prod(getattr(v.aval, "shape", ())) for v in eqn.outvars)
-        elements += out * times
+        elements += out
         if name in ("dot_general", "conv_general_dilated"):
             # (a dilated input's zeros are never multiplied: host_windows._transposed)
             dilated = math.prod(eqn.params.get("lhs_dilation") or (1,))
-            flops += 2 * out * _win.reduced_size(eqn) * times // dilated
+            flops += 2 * out * _win.reduced_size(eqn) // dilated
         n = eqn.params.get("length", 1) if name == "scan" else 1
         for inner in _sub_jaxprs(eqn):
-            f, e, q = _count(inner, times * n)
-            flops, elements, eqns = flops + f, elements + e, eqns + q
+            f, e, q = _count(inner)
+            flops, elements, eqns = flops + f * n, elements + e * n, eqns + q * n
     return flops, elements, eqns
 
 
