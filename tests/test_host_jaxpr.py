@@ -196,6 +196,25 @@ def test_unsupported_primitives_and_dtypes_are_named():
     assert host_jaxpr.unsupported(closed.jaxpr) is not None
 
 
+def test_a_repeated_inner_program_is_judged_and_costed_once():
+    """A staged layer's jaxpr appears once per call in a network's program: its verdict and
+    cost are kept per jaxpr, and the totals still count every call (a scan's body per step)."""
+    ok = jax.jit(lambda x: jnp.sin(x) * 2)
+    bad = jax.jit(lambda a: lax.igamma(a, a))
+    closed = jax.make_jaxpr(lambda x: ok(ok(x)) + ok(x))(_f32(3))
+    inners = {id(e.params["jaxpr"].jaxpr) for e in closed.jaxpr.eqns if "jaxpr" in e.params}
+    assert len(inners) == 1                       # one traced inner program, three calls
+    assert host_jaxpr.unsupported(closed.jaxpr) is None
+    assert inners <= set(host_jaxpr._VERDICTS)
+    flops, elements, eqns = host_jaxpr._count(closed.jaxpr)
+    assert (elements, eqns) == (3 * 2 * 3 + 4 * 3, 3 * 2 + 4)     # inner: sin, mul; outer: 3 calls, add
+    scan = jax.make_jaxpr(lambda x: lax.scan(lambda c, _: (ok(c), None), x, None, length=5)[0])(_f32(3))
+    assert host_jaxpr._count(scan.jaxpr)[2] == 1 + 5 * (1 + 2)      # the scan, 5 x (call + inner)
+    for _ in range(2):                            # an unsupported inner primitive, kept
+        assert host_jaxpr.unsupported(jax.make_jaxpr(lambda a: bad(a) + bad(a))(_f32(3)).jaxpr) \
+            == "igamma"
+
+
 def test_estimated_seconds_grow_with_the_work():
     small = jax.make_jaxpr(lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME"))(
         _f32(1, 3, 8, 8), _f32(4, 3, 3, 3))

@@ -25,8 +25,13 @@ def _compiles(fn):
     return _COMPILES[0] - before, out
 
 
+def _one_of_all(commit):
+    return lambda value, device: _transfer.to_device_all([value], device, commit)[0]
+
+
 @pytest.mark.parametrize("put, committed", [(_transfer.to_device, True),
-                                            (_transfer.to_default, False)])
+                                            (_transfer.to_default, False),
+                                            (_one_of_all(True), True), (_one_of_all(False), False)])
 @pytest.mark.parametrize("value", [np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5,
                                    np.array([2 ** 40, -3], np.int64),
                                    np.array([True, False]), np.float16(-0.5) * np.ones((2, 1, 3), np.float16),
@@ -38,6 +43,19 @@ def test_every_transfer_gives_the_same_values_dtype_and_placement(put, committed
         assert np.array_equal(np.asarray(got), value), k
         assert _compat_jax.committed(got) is committed, k
         assert got.devices() == {DEV}
+
+
+@pytest.mark.parametrize("commit", [True, False])
+def test_a_batch_of_transfers_keeps_each_value_dtype_and_order(commit):
+    values = [np.arange(6, dtype=np.float32).reshape(2, 3), np.array([2 ** 40], np.int64),
+              np.array([True]), np.zeros((0, 2), np.float16)]
+    hot = np.full((5,), 1.5, np.float32)
+    for _ in range(_transfer.PROMOTE_AFTER):     # one signature promoted: mixed paths in a batch
+        _transfer.to_device_all([hot.copy()], DEV, commit)
+    got = _transfer.to_device_all([v.copy() for v in values] + [hot.copy()], DEV, commit)
+    for g, v in zip(got, values + [hot]):
+        assert g.dtype == v.dtype and np.array_equal(np.asarray(g), v)
+        assert _compat_jax.committed(g) is commit and g.devices() == {DEV}
 
 
 def test_random_shapes_compile_nothing_and_a_hot_shape_compiles_once():

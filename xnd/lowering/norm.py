@@ -27,6 +27,7 @@ MXNet also writes 1s into the ``gamma`` array itself when ``fix_gamma=True`` (on
 every call, training or not); a pure op cannot, so that side effect is the
 caller's to reproduce if it matters.
 """
+import functools
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -149,12 +150,7 @@ def _bn_train(x, g, b, eps, red, bshape, fix_gamma):
     ``x - mean`` and the inverse std for it, where differentiating the forward saved two
     activation-sized arrays per layer and a longer backward.  (Its functions close over
     Python values only: a traced value of the caller's would leak from a staged trace.)"""
-    def stats(x, g, b):
-        mean = jnp.mean(x, axis=red)
-        centered = x - mean.reshape(bshape)
-        invstd = lax.rsqrt(jnp.mean(jnp.square(centered), axis=red) + jnp.asarray(eps, x.dtype))
-        out = centered * (g * invstd).reshape(bshape) + b.reshape(bshape)
-        return (out, mean, invstd), centered
+    stats = _bn_stats(eps, tuple(red), tuple(bshape))
 
     @jax.custom_vjp
     def f(x, g, b):
@@ -170,6 +166,19 @@ def _bn_train(x, g, b, eps, red, bshape, fix_gamma):
 
     f.defvjp(fwd, bwd)
     return f(x, g, b)
+
+
+@functools.lru_cache(maxsize=256)
+def _bn_stats(eps, red, bshape):
+    """The training forward ``(out, mean, invstd), x - mean`` as a jitted function: both the
+    custom_vjp's primal and its forward rule call it, and JAX traces it once per shape."""
+    def stats(x, g, b):
+        mean = jnp.mean(x, axis=red)
+        centered = x - mean.reshape(bshape)
+        invstd = lax.rsqrt(jnp.mean(jnp.square(centered), axis=red) + jnp.asarray(eps, x.dtype))
+        out = centered * (g * invstd).reshape(bshape) + b.reshape(bshape)
+        return (out, mean, invstd), centered
+    return jax.jit(stats)
 
 
 def _bn_backward(dy, centered, g, invstd, red, bshape, fix_gamma):

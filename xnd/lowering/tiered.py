@@ -169,9 +169,7 @@ class Host:
             STATS["host_failures"] += 1
             return _NOT_HOST
         STATS["host"] += 1
-        put = _transfer.to_device if commit else _transfer.to_default
-        res = [put(o, device) for o in outs]
-        return jax.tree_util.tree_unflatten(tree, res)
+        return jax.tree_util.tree_unflatten(tree, _transfer.to_device_all(outs, device, commit))
 
     def forget(self, sig):
         self._plans.pop(sig, None)

@@ -17,7 +17,7 @@ rewrites of ``xnd.symbol.rewrite`` (which prepare the weight once per parameter 
 """
 import os
 
-import jax.numpy as jnp
+from jax import lax
 
 from ..lowering import conv as _conv
 from ..lowering import elemwise as _elemwise
@@ -141,5 +141,9 @@ class Env:
         if is_cl == cl:
             return v
         if k not in self._other:
-            self._other[k] = jnp.moveaxis(v, 1, -1) if cl else jnp.moveaxis(v, -1, 1)
+            # (lax, not jnp.moveaxis: a jnp function is a jit of its own, and differentiating
+            # the program linearizes each such call, ~1 ms)
+            rest = list(range(2, v.ndim) if cl else range(1, v.ndim - 1))
+            perm = [0] + rest + [1] if cl else [0, v.ndim - 1] + rest
+            self._other[k] = lax.transpose(v, perm)
         return self._other[k]
