@@ -821,10 +821,9 @@ def _uncompiled(op, key, vals, dyn, device, recording=False):
     """A call's results without compiling, on a new shape: the host plan (host_eval), else
     an elementwise op's bucketed run (bucket); None: the kernel runs."""
     host = _HOST.plan_for(op, key, vals, dyn) if _HOST_OK(op, device) else None
-    if host is host_eval.SERVED:
-        return None
-    res = host_eval.run(host, vals, device, recording, dyn) if host is not None else None
-    if res is None and op.elementwise:
+    res = None if host is None or host is host_eval.SERVED else \
+        host_eval.run(host, vals, device, recording, dyn)
+    if res is None and op.elementwise and host is not host_eval.SERVED:
         res = _FLAT.run(op, key, vals, dyn, device, recording)
     return res
 
@@ -832,10 +831,9 @@ def _uncompiled(op, key, vals, dyn, device, recording=False):
 def _flat_or(kern, op, ctx, *args):
     """``kern(*args)``, or on a new shape its uncompiled run (``_uncompiled``); args: the
     array inputs, then a scalar operand."""
-    if args[0].size > host_eval.ELEMENTWISE_MAX:     # (neither path takes it: skip their counts)
-        return kern(*args)
-    arrays = [a for a in args if isinstance(a, jax.Array)]
-    res = _uncompiled(op, (), arrays, args[len(arrays):], ctx.jax_device())
+    arrays = [a for a in args if isinstance(a, jax.Array)]   # (larger: neither path takes it)
+    res = None if args[0].size > host_eval.ELEMENTWISE_MAX else \
+        _uncompiled(op, (), arrays, args[len(arrays):], ctx.jax_device())
     return kern(*args) if res is None else res[0]
 
 
