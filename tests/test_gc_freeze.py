@@ -32,7 +32,7 @@ def test_frozen_objects_still_work_and_new_garbage_is_collected():
     import xnd as mx
 
     class Cycle:
-        pass
+        """An object that refers to itself."""
     a = Cycle()
     a.self = a
     ref = weakref.ref(a)

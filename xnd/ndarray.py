@@ -829,11 +829,11 @@ def _uncompiled(op, key, vals, dyn, device, recording=False):
 
 
 def _flat_or(kern, op, ctx, *args):
-    """``kern(*args)``, or on a new shape its uncompiled run (``_uncompiled``); args: the
-    array inputs, then a scalar operand."""
-    arrays = [a for a in args if isinstance(a, jax.Array)]   # (larger: neither path takes it)
-    res = None if args[0].size > host_eval.ELEMENTWISE_MAX else \
-        _uncompiled(op, (), arrays, args[len(arrays):], ctx.jax_device())
+    """``kern(*args)``, or on a new shape ``_uncompiled``'s run; args: arrays, then a scalar."""
+    if args[0].size > host_eval.ELEMENTWISE_MAX:        # (neither uncompiled path takes it)
+        return kern(*args)
+    arrays = [a for a in args if isinstance(a, jax.Array)]
+    res = _uncompiled(op, (), arrays, args[len(arrays):], ctx.jax_device())
     return kern(*args) if res is None else res[0]
 
 

@@ -58,8 +58,9 @@ def eligible(op, device):
     """Whether eager calls of registry ``op`` on JAX ``device`` may run on the host: data
     movement anywhere; other ops on a CPU device only (an accelerator's arrays would cross
     to the host and back), when no sampler, no tiered convolution or pooling and no Python
-    kernel (attributes passed at run time are inputs of the plan).  An elementwise op runs here where its results are the kernel's bit for bit
-    (``plan(exact=True)``), else at a bucketed length (``bucket``)."""
+    kernel (attributes passed at run time are inputs of the plan).  An elementwise op runs
+    here where its results are the kernel's bit for bit (``plan(exact=True)``), else at a
+    bucketed length (``bucket``)."""
     ok = _ELIGIBLE.get(op.name)
     if ok is None:
         ok = _ELIGIBLE[op.name] = "data" if op.name in OPS else not (
@@ -223,16 +224,19 @@ class Seen:
     def plan_for(self, op, key, vals, dyn=()):
         """``dyn``: the run-time attribute values (numbers only: the plan takes them as
         inputs, traced as the kernel's jit traces them)."""
-        if tiered.is_pinned() or not all(type(d) in _NUMBERS for d in dyn):
-            return None
         k = (op.name, key, tuple([None if v is None else (v.shape, v.dtype) for v in vals]),
-             tuple([type(d) for d in dyn]))
+             tuple(map(type, dyn)))
         e = self._seen.get(k)
+        if e is not None and (e[1] is None or e[1] is SERVED):
+            return e[1]                  # (a loop's steady state: one lookup, nothing else)
+        if tiered.is_pinned():
+            return None
         if e is None:
             if len(self._seen) >= self.LIMIT:
                 self._seen.clear()
             p = None
-            if all(v is not None and v.ndim and v.size for v in vals) and sum(
+            if all(type(d) in _NUMBERS for d in dyn) \
+                    and all(v is not None and v.ndim and v.size for v in vals) and sum(
                     v.size for v in vals) <= (ELEMENTWISE_MAX if op.elementwise else MAX_ELEMENTS):
                 attrs = dict(zip(op.static, key))        # (else the kernel raises MXNet's error)
                 twin = None if dyn else TWINS.get(op.name)
@@ -241,8 +245,8 @@ class Seen:
                          exact=bool(op.elementwise))
             e = self._seen[k] = [0, p]
         p = e[1]
-        if p is None or p is SERVED:
-            return p
+        if p is None:
+            return None
         e[0] += 1
         if e[0] >= HOST_CALLS and vals:  # (a creation op waits for nothing: always host)
             e[1] = SERVED                # its last host call: the jaxpr is not kept
