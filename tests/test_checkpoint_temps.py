@@ -58,3 +58,29 @@ def test_temp_of_a_killed_save_is_swept_by_the_next_save(tmp_path):
     assert removed == temps
     mx.nd.save(str(target), [mx.nd.ones((2,))])
     assert [n for n in os.listdir(tmp_path)] == ["big.params"]
+
+
+def test_checkpoint_and_parameter_saves_sweep_killed_temps(tmp_path):
+    """Every save entry point (``mx.model.save_checkpoint``'s JSON and params,
+    ``Module.save_checkpoint``'s optimizer states, ``Block.save_parameters``) sweeps the
+    temporaries a killed save of the same file left, and writes a loadable file."""
+    dead = _dead_pid()
+    prefix = str(tmp_path / "m")
+    targets = ["m-symbol.json", "m-0001.params", "m-0001.states", "net.params"]
+    for t in targets:
+        (tmp_path / f".{t}.{dead}.0badf00d.tmp").write_bytes(b"partial")
+    data = mx.sym.Variable("data")
+    net = mx.sym.FullyConnected(data, num_hidden=2, name="fc")
+    mod = mx.mod.Module(net, label_names=None)
+    mod.bind(data_shapes=[("data", (1, 3))])
+    mod.init_params()
+    mod.init_optimizer()
+    mod.save_checkpoint(prefix, 1, save_optimizer_states=True)
+    block = mx.gluon.nn.Dense(2, in_units=3)
+    block.initialize()
+    block.save_parameters(str(tmp_path / "net.params"))
+    assert sorted(os.listdir(tmp_path)) == sorted(targets)
+    _, args, _ = mx.model.load_checkpoint(prefix, 1)
+    assert sorted(args) == ["fc_bias", "fc_weight"]
+    np.testing.assert_array_equal(mx.nd.load(str(tmp_path / "net.params"))["weight"].asnumpy(),
+                                  block.weight.data().asnumpy())
