@@ -6,6 +6,8 @@ MXNet 1.9.1 behaviour matched:
   new weights; the ``_mom_`` variants take (w, g, mom) groups, the ``_mp_`` ones add the float32
   master weight, and their states update in place (the dispatcher writes them back, see
   ``mutates``). ``preloaded_`` variants take lrs and wds as the last two array inputs.
+- ``_multi_adamw_update``/``_multi_mp_adamw_update``: (w, g, mean, var[, w32]) groups, then one
+  rescale_grad array; the moments in the fused kernel's form beta * (m - g) + g.
 - ``multi_sum_sq`` gives each array's sum of squares (float32); ``multi_lars`` scales each lr
   by ``eta * |w| / (rescale_grad * |g| + wd * |w| + eps)`` where both norms are positive.
 - ``all_finite``/``multi_all_finite`` give shape (1,) float32: 1 when every value is finite.
@@ -17,8 +19,11 @@ MXNet 1.9.1 behaviour matched:
 """
 import jax.numpy as jnp
 
+from ..base import MXNetError
+
 from .attrs import Bool, Dtype, Float, Int, _literal
-from .optimizer_ops import _kernel_param, sgd_mom_update, sgd_update
+from .optimizer_ops import (_kernel_param, adamw_rule, keep_if_skipped, rescale_or_skip,
+                            sgd_mom_update, sgd_update)
 from .registry import Dynamic, register
 
 Scalar = Dynamic(Float)
@@ -115,6 +120,47 @@ def _without_momentum(fn):
 
 for _v in _VARIANTS:
     _define(_v)
+
+
+def _define_adamw(mp):
+    """``_multi_adamw_update`` / ``_multi_mp_adamw_update``: (weight, grad, mean, var[,
+    weight32]) per weight, then one rescale_grad array; returns the new weights, then each
+    weight's mean, var (and float32 copy), written back in place. Skipped as a whole when
+    rescale_grad is NaN, inf or 0."""
+    per = 5 if mp else 4
+    slots = (2, 3, 4) if mp else (2, 3)
+
+    def multi(*data, lrs: Floats, wds: Floats, etas: Floats, beta1: Scalar = 0.9,
+              beta2: Scalar = 0.999, epsilon: Scalar = 1e-8, clip_gradient: Float = -1.0,
+              num_weights: Int = 1):
+        for what, v in (("learning rates", lrs), ("weight decays", wds),
+                        ("learning rates schedule multiplier", etas)):
+            if len(v) != num_weights:
+                raise MXNetError(f"Number of {what} is inconsistent with num_weights parameter "
+                                 f"passed. Expected number of {what}: {num_weights}, and got {len(v)}")
+        r, ok = rescale_or_skip(data[-1])
+        weights, states = [], []
+        for k in range(num_weights):
+            grp = data[k * per:(k + 1) * per]
+            master = grp[4] if mp else grp[0]
+            w, m, v = adamw_rule(master, grp[1], grp[2], grp[3], r, lr=lrs[k], eta=etas[k],
+                                 wd=wds[k], beta1=beta1, beta2=beta2, epsilon=epsilon,
+                                 clip_gradient=clip_gradient, fused=True)
+            w, m, v = keep_if_skipped(ok, (w, m, v), (master, grp[2], grp[3]))
+            weights.append(jnp.where(ok, w.astype(grp[0].dtype), grp[0]))
+            states += [m, v, w] if mp else [m, v]
+        return tuple(weights) + tuple(states)
+
+    multi.__doc__ = _define_adamw.__doc__
+    name = "_multi_mp_adamw_update" if mp else "_multi_adamw_update"
+    register(name, num_outputs=lambda a: a["num_weights"] * (1 + len(slots)),
+             num_visible=lambda a: a["num_weights"],
+             mutates=lambda a: [k * per + s for k in range(a["num_weights"]) for s in slots])(
+                 multi)
+
+
+_define_adamw(False)
+_define_adamw(True)
 
 
 @register("multi_sum_sq", num_outputs=1)

@@ -19,6 +19,9 @@ MXNet 1.9.1 behaviour matched:
   order of operations is the one mx.optimizer was matched to MXNet 1.9.1's goldens with
   (tests/test_optimizer.py, test_optimizer_ops.py); results agree with MXNet's to within
   about an ulp, not always to the bit (XLA's and the C++ kernels' float code differ).
+- The AdamW family (``_adamw_update``, ``_mp_adamw_update``; nd.contrib.adamw_update wraps them)
+  takes rescale_grad as an array input (its first value) and skips the whole update, weight
+  and states, when it is NaN, inf or 0.
 - ``signsgd_update`` takes the sign of the raw gradient (the kernel ignores rescale_grad and
   clipping); ``nag_mom_update`` computes the new momentum from the already-updated weight, as
   the in-place kernel does.
@@ -323,3 +326,58 @@ def mp_lamb_update_phase2(weight, g, r1, r2, weight32, *, lr: Scalar, lower_boun
     w32 = lamb_apply(weight32, g, r1, r2, lr=lr, lower_bound=lower_bound,
                      upper_bound=upper_bound)
     return w32.astype(weight.dtype)
+
+
+def rescale_or_skip(rescale_grad):
+    """The AdamW kernels read ``rescale_grad`` (an array input) as its first value, a C float;
+    NaN, inf or 0 there skip the update: (scale, whether to update)."""
+    r = rescale_grad.reshape(-1)[0].astype(_F32)
+    return r, jnp.isfinite(r) & (r != 0)
+
+
+def keep_if_skipped(ok, new, old):
+    """Each output where the update runs, else the input it replaces (a skipped kernel writes
+    nothing: the in-place weight and the states keep their values)."""
+    return tuple(jnp.where(ok, n, o.astype(n.dtype)) for n, o in zip(new, old))
+
+
+def adamw_rule(weight, grad, mean, var, r, *, lr, eta, wd, beta1, beta2, epsilon,
+               clip_gradient, fused=False):
+    """One AdamW step in the weight's dtype with the scale ``r`` given: g = clip(r * grad);
+    m, v the moving moments of g; weight -= eta * (lr * m / (sqrt(v) + epsilon) + wd * weight).
+    ``fused``: the multi-tensor kernel's forms beta * (m - g) + g of the moments."""
+    dt = weight.dtype
+    lr, eta, wd, b1, b2, eps = _params(dt, lr, eta, wd, beta1, beta2, epsilon)
+    g = _clip_on(r.astype(dt) * grad.astype(dt), clip_gradient)
+    if fused:
+        m = b1 * (mean - g) + g
+        v = b2 * (var - g * g) + g * g
+    else:  # (1.f - beta) is computed in float, then cast
+        m = b1 * mean + _kernel_param(1 - jnp.asarray(beta1, _F32), dt) * g
+        v = b2 * var + _kernel_param(1 - jnp.asarray(beta2, _F32), dt) * (g * g)
+    return weight - eta * (lr * m / (jnp.sqrt(v) + eps) + wd * weight), m, v
+
+
+@register("_adamw_update", num_outputs=3, num_visible=1, mutates=("mean", "var"))
+def adamw_update(weight, grad, mean, var, rescale_grad, *, lr: Scalar, eta: Scalar,
+                 beta1: Scalar = 0.9, beta2: Scalar = 0.999, epsilon: Scalar = 1e-8,
+                 wd: Scalar = 0.0, clip_gradient: Float = -1.0):
+    """AdamW (decoupled weight decay); skipped when rescale_grad is NaN, inf or 0."""
+    r, ok = rescale_or_skip(rescale_grad)
+    new = adamw_rule(weight, grad, mean, var, r, lr=lr, eta=eta, wd=wd, beta1=beta1,
+                     beta2=beta2, epsilon=epsilon, clip_gradient=clip_gradient)
+    return keep_if_skipped(ok, new, (weight, mean, var))
+
+
+@register("_mp_adamw_update", num_outputs=4, num_visible=1,
+          mutates=("mean", "var", "weight32"))
+def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, *, lr: Scalar,
+                    eta: Scalar, beta1: Scalar = 0.9, beta2: Scalar = 0.999,
+                    epsilon: Scalar = 1e-8, wd: Scalar = 0.0, clip_gradient: Float = -1.0):
+    """adamw_update on the float32 master copy (float32 moments); the weight is its cast."""
+    r, ok = rescale_or_skip(rescale_grad)
+    w32, m, v = adamw_rule(weight32, grad.astype(_F32), mean, var, r, lr=lr, eta=eta, wd=wd,
+                           beta1=beta1, beta2=beta2, epsilon=epsilon,
+                           clip_gradient=clip_gradient)
+    new = keep_if_skipped(ok, (w32, m, v), (weight32, mean, var))
+    return (jnp.where(ok, new[0].astype(weight.dtype), weight),) + new[1:] + (new[0],)

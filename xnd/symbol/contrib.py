@@ -37,3 +37,30 @@ def rand_zipfian(true_classes, num_sampled, range_max):
     """mx.sym.contrib.rand_zipfian: see ``_rand_zipfian``."""
     return _rand_zipfian(lambda n: _symbol_function(_registry.get(n), n), true_classes,
                          num_sampled, range_max)
+
+
+def _adamw(op_name, *inputs, rescale_grad, name=None, **attrs):
+    """A symbol face of an AdamW operator: a numeric rescale_grad becomes a (1,) full node."""
+    from .symbol import Symbol
+    if not isinstance(rescale_grad, Symbol):
+        rescale_grad = _symbol_function(_registry.get("_full"), "_full")(shape=(1,),
+                                                                         value=rescale_grad)
+    op = _registry.get(op_name)
+    return _symbol_function(op, op_name)(*inputs, rescale_grad, name=name, **attrs)
+
+
+def adamw_update(weight, grad, mean, var, rescale_grad, lr, eta, beta1=0.9, beta2=0.999,
+                 epsilon=1e-8, wd=0, clip_gradient=-1, out=None, name=None, **kwargs):
+    """mx.sym.contrib.adamw_update: an ``_adamw_update`` node."""
+    return _adamw("_adamw_update", weight, grad, mean, var, rescale_grad=rescale_grad, lr=lr,
+                  eta=eta, beta1=beta1, beta2=beta2, epsilon=epsilon, wd=wd,
+                  clip_gradient=clip_gradient, name=name, **kwargs)
+
+
+def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, eta, beta1=0.9,
+                    beta2=0.999, epsilon=1e-8, wd=0, clip_gradient=-1, out=None, name=None,
+                    **kwargs):
+    """mx.sym.contrib.mp_adamw_update: an ``_mp_adamw_update`` node."""
+    return _adamw("_mp_adamw_update", weight, grad, mean, var, weight32,
+                  rescale_grad=rescale_grad, lr=lr, eta=eta, beta1=beta1, beta2=beta2,
+                  epsilon=epsilon, wd=wd, clip_gradient=clip_gradient, name=name, **kwargs)

@@ -111,6 +111,19 @@ def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_
         f"{os.path.abspath(target)!r} {why}; fetch it yourself and place it there.")
 
 
+def _get_repo_url():
+    """The base URL of the Gluon dataset and model repository: $MXNET_GLUON_REPO (a '/'
+    appended where missing), else MXNet's S3 bucket."""
+    repo_url = os.environ.get("MXNET_GLUON_REPO",
+                              "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/")
+    return repo_url if repo_url[-1] == "/" else repo_url + "/"
+
+
+def _get_repo_file_url(namespace, filename):
+    """The URL of ``filename`` under ``namespace`` in the Gluon repository."""
+    return f"{_get_repo_url()}{namespace}/{filename}"
+
+
 def shape_is_known(shape):
     """Whether every dimension of ``shape`` is known (not 0 / -1)."""
     if shape is None or len(shape) == 0:

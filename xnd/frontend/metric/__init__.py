@@ -10,6 +10,13 @@ pair) are properties that fold the pending device values in when read, so
 MXNet's eager ``asnumpy()`` version computes. The other metrics run on the
 host with NumPy as in MXNet.
 """
+import math  # noqa: F401
+
+import numpy  # noqa: F401
+
+# modules MXNet's metric.py imports, which libraries take from it (GluonTS:
+# ``from mxnet.metric import ndarray``)
+from .. import ndarray, registry  # noqa: F401
 from . import _base, _classification, _regression
 from ._base import (CompositeEvalMetric, CustomMetric, EvalMetric, alias, check_label_shapes,
                     create, np, numeric_types, register)

@@ -70,3 +70,55 @@ def foreach(body, data, init_states):
         steps.append(outs)
     outputs, _ = _regroup([_stack(*col) for col in zip(*steps)], out_fmt)
     return outputs, states
+
+
+def _rescale_array(rescale_grad, ctx):
+    """MXNet's _get_rescale_grad: a number becomes a (1,) float32 array on the weight's device."""
+    if isinstance(rescale_grad, _NDArray):
+        return rescale_grad.as_in_context(ctx)
+    op = _registry.get("_full")
+    return _invoke(op, [], op.parse_attrs({"shape": (1,), "value": float(rescale_grad),
+                                            "dtype": "float32"}), ctx=ctx)
+
+
+def _internal_op(name, *inputs, out=None, **attrs):
+    return _op_function(_registry.get(name), name)(*inputs, out=out, **attrs)
+
+
+def adamw_update(weight, grad, mean, var, rescale_grad, lr, eta, beta1=0.9, beta2=0.999,
+                 epsilon=1e-8, wd=0, clip_gradient=-1, out=None, name=None, **kwargs):
+    """mx.nd.contrib.adamw_update: ``_adamw_update`` with a numeric rescale_grad made an array;
+    mean and var update in place; skipped when rescale_grad is NaN, inf or 0."""
+    return _internal_op("_adamw_update", weight, grad, mean, var,
+                        _rescale_array(rescale_grad, weight.context), out=out, lr=lr, eta=eta,
+                        beta1=beta1, beta2=beta2, epsilon=epsilon, wd=wd,
+                        clip_gradient=clip_gradient, **kwargs)
+
+
+def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, eta, beta1=0.9,
+                    beta2=0.999, epsilon=1e-8, wd=0, clip_gradient=-1, out=None, name=None,
+                    **kwargs):
+    """mx.nd.contrib.mp_adamw_update: adamw_update on the float32 master copy ``weight32``."""
+    return _internal_op("_mp_adamw_update", weight, grad, mean, var, weight32,
+                        _rescale_array(rescale_grad, weight.context), out=out, lr=lr, eta=eta,
+                        beta1=beta1, beta2=beta2, epsilon=epsilon, wd=wd,
+                        clip_gradient=clip_gradient, **kwargs)
+
+
+def multi_adamw_update(weights, grads, mean, var, rescale_grad, lrs, wds, etas, out=None,
+                       name=None, size=0, **kwargs):
+    """mx.nd.contrib.multi_adamw_update: adamw_update of every weight in one call
+    (per-weight lrs, wds, etas)."""
+    flat = [x for grp in zip(weights, grads, mean, var) for x in grp]
+    return _internal_op("_multi_adamw_update", *flat,
+                        _rescale_array(rescale_grad, weights[0].context), out=out,
+                        num_weights=size or len(weights), lrs=lrs, wds=wds, etas=etas, **kwargs)
+
+
+def multi_mp_adamw_update(weights, grads, mean, var, weights32, rescale_grad, lrs, wds, etas,
+                          out=None, name=None, size=0, **kwargs):
+    """mx.nd.contrib.multi_mp_adamw_update: multi_adamw_update on float32 master copies."""
+    flat = [x for grp in zip(weights, grads, mean, var, weights32) for x in grp]
+    return _internal_op("_multi_mp_adamw_update", *flat,
+                        _rescale_array(rescale_grad, weights[0].context), out=out,
+                        num_weights=size or len(weights), lrs=lrs, wds=wds, etas=etas, **kwargs)

@@ -63,6 +63,9 @@ pickling the dataset) and _loader_pool.py (the process and thread pools).
 """
 import re
 import weakref
+# MXNet's module imports it and libraries take it from here (GluonNLP's ShardedDataLoader
+# pickles its batches with it); NDArrays pickle by value through it
+from multiprocessing.reduction import ForkingPickler  # noqa: F401
 
 from ....context import cpu_pinned
 from . import sampler as _sampler
