@@ -10,6 +10,7 @@
     python -m xnd coverage [--markdown] [-o FILE]   what xnd implements (docs/coverage.md)
     python -m xnd info                 versions, devices, mx.context.num_gpus(), numpy
                                        compatibility, compilation cache, which mxnet imports
+    python -m xnd launch -n N CMD...   a multi-process job (MXNet's and Horovod's launcher variables)
     python -m xnd tour                 the tour of MXNet's NDArray (xnd/examples/seed_tour.py)
 """
 
@@ -42,6 +43,10 @@ commands:
   info                   print the versions of xnd, jax, jaxlib, numpy, the JAX devices,
                          mx.context.num_gpus(), the numpy compatibility mode, the persistent
                          compilation cache, and which package `import mxnet` gives
+  launch -n N [-H HOSTS] [--launcher local|ssh] CMD...
+                         start N processes of one job with MXNet's launcher variables
+                         (DMLC_*, kvstore='dist_sync') and Horovod's (HOROVOD_*), their output
+                         prefixed with the rank; all end when one fails (xnd/launch.py)
   tour                   run the tour of MXNet's NDArray (xnd/examples/seed_tour.py)
   help                   print this message
 """
@@ -61,6 +66,10 @@ class _FirstMxnetImport:
     ``mxnet`` mean xnd, and steps aside."""
 
     def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "horovod":   # Horovod's MXNet API, unless one is installed
+            from xnd import compat
+            return None if compat.installed_horovod() else \
+                compat.HorovodFinder().find_spec(name, path, target)
         if name.partition(".")[0] != "mxnet":
             return None
         if self in sys.meta_path:
@@ -183,6 +192,7 @@ def info():
     print("numpy compat", numpy1.mode())
     print("compilation cache", _cache_state())
     print("mxnet", _which_mxnet())
+    print("horovod", _which_horovod())
     return 0
 
 
@@ -210,6 +220,18 @@ def _which_mxnet():
     return f"xnd ({os.path.dirname(os.path.abspath(compat.__file__))}), through {how}"
 
 
+def _which_horovod():
+    """Which package a plain `import horovod` gives in this interpreter."""
+    from xnd import compat
+    real = compat.installed_horovod()
+    if real is not None:
+        return f"a real Horovod is installed at {real}: `import horovod` loads it"
+    if compat.bootstrap_installed():
+        return "xnd's Horovod MXNet API on jax.distributed (xnd/horovod), through xnd-mxnet.pth"
+    return ("xnd's Horovod MXNet API (xnd/horovod) under `python -m xnd run`; "
+            "no xnd-mxnet.pth here")
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:
@@ -223,6 +245,9 @@ def main(argv=None):
             return run_script(rest[0], rest[1:], **({} if compat else {"numpy_compat": False}))
     if cmd == "demo":
         return demo(rest)
+    if cmd == "launch":
+        from xnd import launch
+        return launch.main(rest)
     if cmd == "check":
         from xnd.porting import check
         return check.main(rest)

@@ -72,7 +72,7 @@ PTH_LINE = (
     "or sys.meta_path.append(type('XndMxnetBootstrap', (), {'find_spec': "
     "staticmethod(lambda name, path=None, target=None: "
     "__import__('xnd.compat').compat.find_spec(name, path, target) "
-    "if name.partition('.')[0] == 'mxnet' else None)})())"
+    "if name.partition('.')[0] in ('mxnet', 'horovod') else None)})())"
 )
 
 
@@ -174,6 +174,34 @@ class MxnetFinder(importlib.abc.MetaPathFinder):
 _FINDER = MxnetFinder()
 
 
+class HorovodFinder(importlib.abc.MetaPathFinder):
+    """Serves ``horovod`` and ``horovod.*`` from xnd/horovod (Horovod's MXNet API on JAX).
+    Only asked after Python's own finders, so an installed Horovod is left alone."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] != "horovod":
+            return None
+        # every module of xnd/horovod under its horovod name at once: Python's path finder
+        # would otherwise load `horovod.mxnet` from the package's __path__ a second time
+        importlib.import_module("xnd.horovod.mxnet")
+        for xnd_name, mod in list(sys.modules.items()):
+            if xnd_name.startswith("xnd.horovod.") and mod is not None:
+                sys.modules.setdefault(xnd_name[len("xnd."):], mod)
+        module = importlib.import_module("xnd." + name)
+        return importlib.util.spec_from_loader(
+            name, _AliasLoader(module), is_package=hasattr(module, "__path__"))
+
+
+def installed_horovod():
+    """Where a real ``horovod`` package on ``sys.path`` lives, or None (then ``import
+    horovod`` gives xnd's, through the bootstrap finder or ``python -m xnd run``)."""
+    spec = PathFinder.find_spec("horovod")
+    if spec is None:
+        return None
+    return os.path.dirname(spec.origin) if spec.origin else \
+        next(iter(spec.submodule_search_locations or ()), None)
+
+
 def _register(mxnet_name, module, bind):
     sys.modules[mxnet_name] = module
     if not hasattr(module, "__path__") and any(k.startswith(mxnet_name + ".") for k in MXNET_MODULES):
@@ -258,8 +286,11 @@ def bootstrap_installed():
 
 def find_spec(name, path=None, target=None):
     """Entry point of the bootstrap finder of the ``.pth`` file: install the
-    alias on first use, then answer like `MxnetFinder`."""
-    if name.partition(".")[0] != "mxnet":
+    alias on first use, then answer like `MxnetFinder` (``horovod`` like `HorovodFinder`)."""
+    top = name.partition(".")[0]
+    if top == "horovod":
+        return HorovodFinder().find_spec(name, path, target)
+    if top != "mxnet":
         return None
     alias_mxnet()
     # alias_mxnet() registered the name; drop it so Python does not re-run xnd's own

@@ -54,7 +54,7 @@ from .. import _compat_jax
 from ..base import MXNetError
 
 __all__ = ["launcher_env", "initialize", "is_initialized", "num_workers", "rank", "allreduce",
-           "broadcast", "barrier", "handle_role"]
+           "broadcast", "allgather", "barrier", "handle_role"]
 
 _log = logging.getLogger("xnd")
 
@@ -286,7 +286,7 @@ def _platform(v):
 
 def _collective(platform, mode):
     """(mesh devices, my device, sharding, jitted fn): one device per process; ``fn(*xs)``
-    sums (mode 'sum') or takes process 0's values (mode 'bcast') of each argument, a
+    sums (mode 'sum') or takes process r's values (mode ('bcast', r)) of each argument, a
     global array made of one block per process stacked along axis 0."""
     key = (platform, mode)
     got = _FNS.get(key)
@@ -301,9 +301,9 @@ def _collective(platform, mode):
     mesh = Mesh(np.array(devs), ("w",))
 
     def body(*xs):
-        if mode == "bcast":
-            first = jax.lax.axis_index("w") == 0
-            xs = [jnp.where(first, x, jnp.zeros_like(x)) for x in xs]
+        if mode != "sum":
+            root = jax.lax.axis_index("w") == mode[1]
+            xs = [jnp.where(root, x, jnp.zeros_like(x)) for x in xs]
         return tuple(jax.lax.psum(x, "w") for x in xs)
 
     def fn(*xs):
@@ -357,11 +357,38 @@ def allreduce(vals):
     return _run(list(vals), "sum")
 
 
-def broadcast(vals):
-    """Worker 0's values of ``vals`` on every worker (same contract as ``allreduce``)."""
+def broadcast(vals, root=0):
+    """Worker ``root``'s values of ``vals`` on every worker (same contract as ``allreduce``)."""
     if not _state["initialized"]:
         return list(vals)
-    return _run(list(vals), "bcast")
+    return _run(list(vals), ("bcast", int(root)))
+
+
+def allgather(value):
+    """Every worker's ``value`` (an array; the first dimensions may differ between workers,
+    nothing else may), as a list of numpy arrays in rank order."""
+    import numpy as np
+    a = np.asarray(value)
+    if not _state["initialized"]:
+        return [a]
+    from jax.experimental import multihost_utils
+    if a.ndim > 8:
+        raise MXNetError("allgather: at most 8 dimensions, got shape %s" % (a.shape,))
+    code = np.zeros(10, np.int64)     # ndim, dtype's number, the dimensions
+    code[0], code[1], code[2:2 + a.ndim] = a.ndim, a.dtype.num, a.shape
+    codes = np.asarray(multihost_utils.process_allgather(code))
+    if len({(c[0], c[1]) + tuple(c[3:]) for c in codes}) != 1 and a.ndim or \
+            len({tuple(c) for c in codes}) != 1 and not a.ndim:
+        raise MXNetError("allgather: the workers' arrays differ in more than their first "
+                         "dimension: shapes %s, dtype numbers %s"
+                         % ([tuple(int(d) for d in c[2:2 + c[0]]) for c in codes],
+                            [int(c[1]) for c in codes]))
+    if a.ndim == 0:
+        return list(np.asarray(multihost_utils.process_allgather(a)))
+    rows = [int(c[2]) for c in codes]
+    pad = np.zeros((max(rows) - a.shape[0],) + a.shape[1:], a.dtype)
+    full = np.asarray(multihost_utils.process_allgather(np.concatenate([a, pad])))
+    return [full[i][:r] for i, r in enumerate(rows)]
 
 
 def barrier(name="xnd_barrier"):
