@@ -40,6 +40,12 @@ def first_result(impl, name, w, quick):
                       "metrics": w.metrics(None, n, out), "check": cold.get("check")}), flush=True)
 
 
+def _in_context(mx, kind, run, n):
+    """``run(n)`` with ``mx.Context(kind, 0)`` as the default context."""
+    with mx.Context(kind, 0):
+        return run(n)
+
+
 def main(impl, name, quick=False, once=False):
     sys.path.insert(0, HERE)
     w = importlib.import_module(f"workloads.{name}")
@@ -52,6 +58,9 @@ def main(impl, name, quick=False, once=False):
             sys.path.insert(0, os.path.dirname(HERE))          # the repository root
         mx = importlib.import_module({"xnd": "xnd", "mxnet": "mxnet"}[impl])
         fn = lambda n: w.run_mx(mx, n)                         # noqa: E731
+        kind = os.environ.get("XND_BENCH_CONTEXT")             # gpu: benchmarks/gpu_suite.py
+        if kind:
+            fn = lambda n, run=fn: _in_context(mx, kind, run, n)   # noqa: E731
     n = w.N_QUICK if quick else w.N
     if once:                                                   # time to first result: no warm-up
         print(json.dumps(fn(n) or {}), flush=True)
