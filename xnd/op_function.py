@@ -1,7 +1,9 @@
 """MXNet's generated operator functions (``nd.<name>``) and NDArray's fluent methods
 (``x.sum()``), both over ``ndarray.invoke``: MXNet's calling convention, inputs first, then
 attributes positionally or by keyword."""
-from .base import MXNetError
+import inspect
+
+from .base import MXNetError, _Null
 from .lowering import registry
 from .ndarray import NDArray, invoke
 
@@ -47,6 +49,20 @@ def bind(op, args, kwargs):
     return inputs, kwargs
 
 
+def signature(op, tail):
+    """MXNet's generated signature of `op`: its inputs (None by default; ``*data`` for a
+    variadic op), its attributes (``_Null``), then `tail` (``out``/``name`` on mx.nd,
+    ``name``/``attr``/``out`` on mx.sym), and ``**kwargs``."""
+    P = inspect.Parameter
+    var_kw = P("kwargs", P.VAR_KEYWORD)
+    if op.variadic:
+        return inspect.Signature([P(op.inputs[-1], P.VAR_POSITIONAL), var_kw])
+    names = [(n, None) for n in op.inputs] + [(n, _Null) for n in op.params] + \
+        [(n, None) for n in tail]
+    return inspect.Signature([P(n, P.POSITIONAL_OR_KEYWORD, default=d) for n, d in names] +
+                             [var_kw])
+
+
 def op_function(op, pyname=None):
     """``nd.<name>``: MXNet's generated-function calling convention over ``invoke``."""
     n_in = len(op.inputs)
@@ -61,6 +77,10 @@ def op_function(op, pyname=None):
                 return invoke(op, list(args), dict(defaults), out=out)
         # MXNet's generated creation/sampling ops (no array inputs) take ctx=
         ctx = kwargs.pop("ctx", None) if not n_in and "ctx" not in op.params else None
+        extra = len(args) - n_in - len(op.params)
+        if 0 < extra <= 2 and not op.variadic:   # MXNet's signature: ..., out, name
+            out = args[n_in + len(op.params)] if out is None else out
+            args = args[:n_in + len(op.params)]
         inputs, kw = bind(op, args, kwargs)
         for x in inputs:
             if x is not None and not isinstance(x, NDArray):
@@ -69,6 +89,8 @@ def op_function(op, pyname=None):
     fn.__name__ = pyname or op.name
     fn.__qualname__ = fn.__name__
     fn.__doc__ = op.doc or f"MXNet operator {op.name}."
+    fn.__signature__ = signature(op, ("out", "name"))
+    fn._xnd_op = op  # which operator it runs (mx.nd.gen_* bind the same function)
     return fn
 
 

@@ -17,6 +17,8 @@ MXNet). 'dist_async' runs synchronously (like 'dist_sync'): the results are thos
 synchronous training. Without the launcher (or with one worker) the 'dist_*' types work in
 one process, rank 0 of 1. Sparse ``row_sparse_pull`` and gradient compression raise.
 """
+import os as _os
+
 import jax.numpy as jnp
 
 from ..base import MXNetError
@@ -332,3 +334,8 @@ def create(name="local"):
         raise MXNetError("Unknown KVStore type %r; xnd supports %s"
                          % (name, ", ".join(_LOCAL_TYPES + _DIST_TYPES)))
     return KVStore(name)
+
+
+# MXNet's mx.kvstore is a package (kvstore.base, kvstore.kvstore, kvstore.kvstore_server);
+# this module stands for it, and its submodules are the files of xnd/frontend/_kvstore/
+__path__ = [_os.path.join(_os.path.dirname(__file__), "_kvstore")]

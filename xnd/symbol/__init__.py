@@ -187,5 +187,12 @@ from . import contrib  # noqa: E402,F401  (mx.sym.contrib: the _contrib_* operat
 from . import image  # noqa: E402,F401  (mx.sym.image: the _image_* operators)
 from . import sparse  # noqa: E402,F401  (mx.sym.sparse: dense operators under MXNet's names)
 from . import from_tape as _from_tape  # noqa: E402
+for _m in (_internal, random, linalg):  # importable by name: `import mxnet.symbol.random`
+    sys.modules.setdefault(_m.__name__, _m)
+# MXNet's generated operator modules: aliases of the functions above (xnd/lowering/op_groups.py)
+from . import op, gen_op, gen__internal, gen_contrib  # noqa: E402,F401
+from . import gen_linalg, gen_image, gen_random, gen_sparse  # noqa: E402,F401
+from . import register as _register  # noqa: E402
+_register._late_names(contrib)
 
 _from_tape.install()  # autograd.get_symbol

@@ -2,13 +2,14 @@
 that turns a registry operator into ``mx.sym.<Op>(*inputs, name=, attr=, **attributes)``,
 used for ``mx.sym``, ``mx.sym.contrib``, ``mx.sym.image``, ``mx.sym.random`` and the
 fluent Symbol methods alike."""
+from ..op_function import signature
 from .symbol import Symbol, _create
 
 
 def _symbol_function(op, pyname):
     """MXNet's generated symbol function: Symbols positional or by input name, attributes by
     keyword, ``name=`` and ``attr=``; auto-named ``<pyname lower-cased><k>``."""
-    def fn(*args, name=None, attr=None, **kwargs):
+    def fn(*args, name=None, attr=None, out=None, **kwargs):
         if not op.inputs and "ctx" not in op.params:
             kwargs.pop("ctx", None)  # MXNet's creation ops take ctx=; a Symbol is placed at bind
         inputs = {}
@@ -44,4 +45,21 @@ def _symbol_function(op, pyname):
         return _create(op.name, inputs, kwargs, name, pyname.lower(), attr)
     fn.__name__ = pyname
     fn.__doc__ = op.doc
+    fn.__signature__ = signature(op, ("name", "attr", "out"))  # (out: accepted and unused, as on MXNet)
+    fn._xnd_op = op  # which operator it runs (mx.sym.gen_* bind the same function)
     return fn
+
+
+def _late_names(contrib):
+    """The names MXNet's module holds beyond the generator (bound once mx.sym and its
+    `contrib` exist)."""
+    import sys
+    from ..attribute import AttrScope
+    from ..base import check_call, py_str
+    from ..name import NameManager
+    g = sys.modules[__name__].__dict__
+    g.update(AttrScope=AttrScope, NameManager=NameManager, SymbolBase=Symbol,
+             check_call=check_call, py_str=py_str)
+    for n in ("adamw_update", "mp_adamw_update"):
+        if hasattr(contrib, n):
+            g[n] = getattr(contrib, n)

@@ -2,13 +2,10 @@
 registry operators (xnd has no sparse storage; see frontend/ndarray/sparse.py)."""
 import sys
 
+from ..lowering.op_groups import SPARSE as _SPARSE
+
 _sym = sys.modules[__package__]
 
-for _name in ("ElementWiseSum", "Embedding", "FullyConnected", "LinearRegressionOutput",
-              "LogisticRegressionOutput", "MAERegressionOutput", "abs", "add_n", "broadcast_add",
-              "broadcast_div", "broadcast_mul", "broadcast_sub", "cast_storage", "clip", "concat",
-              "dot", "elemwise_add", "elemwise_div", "elemwise_mul", "elemwise_sub", "exp",
-              "make_loss", "mean", "negative", "norm", "relu", "retain", "sigmoid", "sign",
-              "slice", "sqrt", "square", "stop_gradient", "sum", "tanh", "where", "zeros_like"):
+for _name in _SPARSE:  # MXNet's _sparse_ operators (xnd/lowering/op_groups.py)
     if hasattr(_sym, _name):
         globals()[_name] = getattr(_sym, _name)

@@ -346,3 +346,7 @@ from . import image  # noqa: E402,F401  (mx.nd.image: the _image_* operators)
 from . import sparse  # noqa: E402  (mx.nd.sparse)
 
 sparse._install(sys.modules[__name__])  # its operator names: the functions installed above
+
+# MXNet's generated operator modules: aliases of the functions above (xnd/lowering/op_groups.py)
+from . import op, gen_op, gen__internal, gen_contrib  # noqa: E402,F401
+from . import gen_linalg, gen_image, gen_random, gen_sparse  # noqa: E402,F401

@@ -13,6 +13,7 @@ import numpy as onp
 
 from ...lowering import numpy as _lnp
 from ...lowering import numpy_random as _lnr
+from ...lowering import registry as _registry
 from ...ndarray import NDArray
 from ...symbol.symbol import Symbol, _create
 
@@ -211,6 +212,8 @@ def npx_namespace(table):
     funcs["nonzero"] = _F["argwhere"]  # npx.nonzero: (N, ndim) indices, as np.argwhere
     mod = _namespace("mxnet.symbol.numpy_extension", funcs)
     mod.random = _namespace("mxnet.symbol.numpy_extension.random", _npx_random)
+    mod.image = _namespace("mxnet.symbol.numpy_extension.image", {   # the _image_* operators
+        n[len("_image_"):]: _npx_op(n, {}) for n in _registry.all_ops() if n.startswith("_image_")})
     return mod
 
 

@@ -151,6 +151,19 @@ from ..numpy import _symbol  # noqa: E402
 # modules import the official numpy as _np
 _nd.np, _nd.npx = _np_pkg, _sys.modules[__name__]
 _sym_pkg.np, _sym_pkg.npx = _symbol.np, _symbol.npx_namespace(_NN)
+# MXNet's long names of the same modules (mx.nd.numpy is mx.nd.np); the symbolic ones are
+# importable (`import mxnet.symbol.numpy.linalg`)
+_nd.numpy, _nd.numpy_extension = _nd.np, _nd.npx
+_sym_pkg.numpy, _sym_pkg.numpy_extension = _sym_pkg.np, _sym_pkg.npx
+for _m in (_sym_pkg.np, _sym_pkg.np.linalg, _sym_pkg.np.random, _sym_pkg.npx,
+           _sym_pkg.npx.random, _sym_pkg.npx.image):
+    _sys.modules.setdefault("xnd.symbol" + _m.__name__[len("mxnet.symbol"):], _m)
+from . import image  # noqa: E402,F401  (mx.npx.image)
+for _long, _m in (("numpy", _np_pkg), ("numpy_extension", _sys.modules[__name__])):
+    _sys.modules.setdefault(f"{_nd.__name__}.{_long}", _m)     # import mxnet.ndarray.numpy
+    for _sub in ("linalg", "random", "image"):
+        if hasattr(_m, _sub):
+            _sys.modules.setdefault(f"{_nd.__name__}.{_long}.{_sub}", getattr(_m, _sub))
 
 __all__ = sorted(n for n in globals() if not n.startswith("_") and n not in (
     "NDArray", "invoke", "ndarray", "random"))

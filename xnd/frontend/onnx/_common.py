@@ -1,5 +1,5 @@
 """What ONNX export (``mx.onnx``, xnd/frontend/onnx/mx2onnx/) and ONNX import
-(``mx.contrib.onnx``, xnd/frontend/contrib/onnx/onnx2mx.py) share: the lazy import of the
+(``mx.contrib.onnx``, xnd/frontend/contrib/onnx/onnx2mx/) share: the lazy import of the
 ``onnx`` package, with MXNet's message when it is missing, and the decorator that files a
 translation function in its table under every operator name it handles. Private to those two;
 no MXNet module of its own."""

@@ -3,6 +3,11 @@
 MXNet 1.9.1 each entry point first prints its deprecation notice."""
 from ...onnx import export_model as _export_model
 from . import onnx2mx
+from .onnx2mx.import_model import get_model_metadata as get_model_metadata_
+from .onnx2mx.import_model import import_model as import_model_
+from .onnx2mx.import_to_gluon import import_to_gluon as import_to_gluon_
+
+export_model_ = _export_model  # MXNet's names of the entry points without their notice
 
 __all__ = ["import_model", "get_model_metadata", "import_to_gluon", "export_model"]
 
@@ -15,7 +20,7 @@ def import_model(*args, **kwargs):
     """An ONNX file as ``(sym, arg_params, aux_params)``."""
     print("Calling mxnet.contrib.onnx.import_model...")
     print(_IMPORT_NOTE)
-    return onnx2mx.import_model(*args, **kwargs)
+    return import_model_(*args, **kwargs)
 
 
 def get_model_metadata(*args, **kwargs):
@@ -23,14 +28,14 @@ def get_model_metadata(*args, **kwargs):
     file."""
     print("Calling mxnet.contrib.onnx.get_model_metadata...")
     print(_IMPORT_NOTE)
-    return onnx2mx.get_model_metadata(*args, **kwargs)
+    return get_model_metadata_(*args, **kwargs)
 
 
 def import_to_gluon(*args, **kwargs):
     """An ONNX file as a Gluon SymbolBlock with its parameters loaded."""
     print("Calling mxnet.contrib.onnx.import_to_gluon...")
     print(_IMPORT_NOTE)
-    return onnx2mx.import_to_gluon(*args, **kwargs)
+    return import_to_gluon_(*args, **kwargs)
 
 
 def export_model(*args, **kwargs):

@@ -1,4 +1,5 @@
-"""ONNX -> MXNet Symbol and parameters (``mx.contrib.onnx.import_model``).
+"""ONNX -> MXNet Symbol and parameters (``mx.contrib.onnx.import_model``): the importer
+behind the onnx2mx package's modules.
 
 Each ONNX node becomes the MXNet operator that computes it (a table, ``_IMPORTERS``); the
 initializers become ``arg_params`` (BatchNormalization's mean and variance ``aux_params``),
@@ -8,8 +9,8 @@ initializer's name.  Covers what ``mx.onnx.export_model`` writes and the common 
 of other exporters; any other operator fails with MXNetError naming it."""
 import numpy as np
 
-from ....base import MXNetError
-from ...onnx._common import registrar, require_onnx as _onnx
+from .....base import MXNetError
+from ....onnx._common import registrar, require_onnx as _onnx
 
 __all__ = ["import_model", "get_model_metadata", "import_to_gluon"]
 
@@ -19,7 +20,7 @@ _imports = registrar(_IMPORTERS)
 
 class _Importer:
     def __init__(self, model):
-        from .... import symbol as sym
+        from ..... import symbol as sym
         onnx = _onnx()
         self.sym, self.onnx = sym, onnx
         graph = model.graph
@@ -380,7 +381,7 @@ def _load(model_file):
 
 def import_model(model_file):
     """``(sym, arg_params, aux_params)`` of an ONNX model file (or ModelProto)."""
-    from ... import ndarray as nd
+    from .... import ndarray as nd
     im = _Importer(_load(model_file))
     args, auxs = set(im.symbol.list_arguments()), set(im.symbol.list_auxiliary_states())
     arg = {k: nd.array(v, dtype=v.dtype) for k, v in im.used_params.items() if k in args}
@@ -402,8 +403,8 @@ def get_model_metadata(model_file):
 
 def import_to_gluon(model_file, ctx):
     """A Gluon SymbolBlock of an ONNX model, its parameters on `ctx`."""
-    from .... import symbol
-    from ...gluon import SymbolBlock
+    from ..... import symbol
+    from ....gluon import SymbolBlock
     sym, arg, aux = import_model(model_file)
     meta = get_model_metadata(model_file)
     net = SymbolBlock(sym, [symbol.Variable(n) for n, _ in meta["input_tensor_data"]])

@@ -1,0 +1,9 @@
+"""``mxnet.symbol.gen__internal``: the ``_`` operators, those of mx.sym._internal (aliases: see
+xnd/lowering/op_groups.py)."""
+import sys as _sys
+
+from ..lowering import op_groups as _groups
+from .register import _symbol_function as _make
+from .symbol import Symbol as SymbolBase  # noqa: F401  (MXNet's base class of Symbol)
+_sym = _sys.modules[__package__]  # mx.sym (these modules are imported at its end)
+_groups.bind(globals(), "_internal", [_sym._internal], _make)

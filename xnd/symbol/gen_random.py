@@ -1,0 +1,11 @@
+"""``mxnet.symbol.gen_random``: the ``_random_`` operators under their short names (the raw
+samplers, as MXNet's generated module; mx.sym.random's functions are the Python ones)
+(aliases: see xnd/lowering/op_groups.py)."""
+import sys as _sys
+
+from ..lowering import op_groups as _groups
+from .register import _symbol_function as _make
+from .symbol import Symbol as SymbolBase  # noqa: F401  (MXNet's base class of Symbol)
+
+_sym = _sys.modules[__package__]  # mx.sym (these modules are imported at its end)
+_groups.bind(globals(), "random", [_sym._internal], _make)
