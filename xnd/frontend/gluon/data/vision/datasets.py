@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from .....base import MXNetError
+from ..... import semantics
 from .. import dataset
 
 __all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageRecordDataset",
@@ -24,6 +25,16 @@ def _missing(name, root, files, where):
     return MXNetError(
         f"{name}: cannot find {', '.join(repr(f) for f in files)} in {root!r}. xnd does not "
         f"download datasets (no network access): {where}")
+
+
+def _arrays(data, label):
+    """The dataset's ``(_data, _label)``: a legacy NDArray and a numpy label, or two mx.np
+    arrays under NumPy array semantics (as MXNet's datasets make them)."""
+    if semantics.is_np_array():
+        from .... import numpy as mxnp
+        return mxnp.array(data, dtype=data.dtype), mxnp.array(label, dtype=label.dtype)
+    from .... import ndarray as nd
+    return nd.array(data, dtype=data.dtype), label
 
 
 def _open_maybe_gz(root, fname):
@@ -55,7 +66,6 @@ class MNIST(dataset._DownloadedDataset):
         super().__init__(root, transform)
 
     def _get_data(self):
-        from .... import ndarray as nd
         if self._train:
             data_name, label_name = self._train_data, self._train_label
         else:
@@ -73,8 +83,7 @@ class MNIST(dataset._DownloadedDataset):
             struct.unpack(">IIII", fd.read(16))
             data = np.frombuffer(fd.read(), dtype=np.uint8)
             data = data.reshape(len(label), 28, 28, 1)
-        self._data = nd.array(data, dtype=data.dtype)
-        self._label = label
+        self._data, self._label = _arrays(data, label)
 
 
 class FashionMNIST(MNIST):
@@ -119,7 +128,6 @@ class CIFAR10(dataset._DownloadedDataset):
         return None
 
     def _get_data(self):
-        from .... import ndarray as nd
         names = self._train_data if self._train else self._test_data
         where = self._find(names)
         archive = os.path.join(self._root, self._archive)
@@ -134,8 +142,7 @@ class CIFAR10(dataset._DownloadedDataset):
         data, label = zip(*(self._read_batch(os.path.join(where, n)) for n in names))
         data = np.concatenate(data)
         label = np.concatenate(label)
-        self._data = nd.array(data, dtype=data.dtype)
-        self._label = label
+        self._data, self._label = _arrays(data, label)
 
 
 class CIFAR100(CIFAR10):

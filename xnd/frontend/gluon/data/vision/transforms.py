@@ -2,7 +2,9 @@
 HWC (or NHWC) uint8/float arrays; ToTensor makes CHW float32 in [0, 1]. They run eagerly
 on the host (numpy), per sample, and accept NDArrays or numpy arrays (returning NDArrays).
 Random transforms draw from numpy's / Python's global generators, as MXNet's Python
-image helpers do (the bit streams of MXNet's C++ image ops are not reproduced)."""
+image helpers do (the bit streams of MXNet's C++ image ops are not reproduced).
+Under NumPy array semantics (``npx.set_np()``) they return mx.np arrays, as MXNet's (whose
+transforms call ``F.npx.image`` there): ``_out`` and ``_face`` are the one place that decides."""
 import math
 import numbers
 import random
@@ -11,6 +13,7 @@ import numpy as np
 
 from .....base import MXNetError
 from .....ndarray import NDArray
+from ..... import semantics
 from ....image import _random_size_box, _resize as _cv_resize, imrotate, random_rotate, \
     scale_down
 from ...block import Block
@@ -32,8 +35,17 @@ def _np(x):
 
 
 def _out(a, like):
+    """numpy result ``a`` as an array of the current semantics, on ``like``'s context."""
     ctx = like.context if isinstance(like, NDArray) else None
+    if semantics.is_np_array():
+        from .... import numpy as mxnp
+        return mxnp.array(a, ctx=ctx, dtype=a.dtype)
     return _nd().array(a, ctx=ctx, dtype=a.dtype)
+
+
+def _face(y):
+    """An ``nd.image`` operator's legacy result in the current semantics (a view, no copy)."""
+    return y.as_np_ndarray() if semantics.is_np_array() else y
 
 
 def _cast_back(a, dtype):
@@ -74,7 +86,10 @@ class Cast(Block):
 
 
 def _as_nd(x):
-    return x if isinstance(x, NDArray) else _nd().array(np.asarray(x), dtype=np.asarray(x).dtype)
+    """The legacy NDArray the ``nd.image`` operators take (an mx.np array's legacy view)."""
+    if isinstance(x, NDArray):
+        return x.as_nd_ndarray() if hasattr(x, "as_nd_ndarray") else x
+    return _nd().array(np.asarray(x), dtype=np.asarray(x).dtype)
 
 
 class ToTensor(Block):
@@ -82,7 +97,7 @@ class ToTensor(Block):
     (``nd.image.to_tensor``, as MXNet; other ranks are an MXNetError)."""
 
     def forward(self, x):
-        return _nd().image.to_tensor(_as_nd(x))
+        return _face(_nd().image.to_tensor(_as_nd(x)))
 
 
 class Normalize(Block):
@@ -95,7 +110,7 @@ class Normalize(Block):
         self._std = std
 
     def forward(self, x):
-        return _nd().image.normalize(_as_nd(x), mean=self._mean, std=self._std)
+        return _face(_nd().image.normalize(_as_nd(x), mean=self._mean, std=self._std))
 
 
 def _resize_hwc(a, w, h, interp=1):
@@ -180,6 +195,14 @@ class CropResize(Block):
 
     def forward(self, x):
         """``nd.image.crop`` then ``nd.image.resize``, as MXNet (bad boxes: MXNetError)."""
+        if semantics.is_np_array():
+            # MXNet's CropResize calls the legacy F.image.crop in numpy mode too, which
+            # rejects an mx.np array
+            raise TypeError("Operator `_image_crop` registered in backend is known as `crop` in "
+                            "Python. This is a legacy operator which can only accept legacy "
+                            "ndarrays, while received an MXNet numpy ndarray. Please call "
+                            "`as_nd_ndarray()` upon the numpy ndarray to convert it to a legacy "
+                            "ndarray, and then feed the converted array to this operator.")
         image = _nd().image
         out = image.crop(_as_nd(x), self._x, self._y, self._width, self._height)
         if self._size is not None:
