@@ -51,6 +51,7 @@ MXNET_MODULES = {
     "mxnet.viz": "xnd.frontend.visualization",
     "mxnet.img": "xnd.frontend.image",
     "mxnet.image.image": "xnd.frontend.image",  # MXNet's mxnet/image/ package is one module here
+    "mxnet.image.detection": "xnd.frontend.image_detection",  # ... and its detection.py
     "mxnet.np": "xnd.frontend.numpy",
     "mxnet.npx": "xnd.frontend.numpy_extension",
     "mxnet.contrib.quant": "xnd.frontend.contrib.quantization",
@@ -62,7 +63,8 @@ MXNET_MODULES = {
 
 # xnd's own machinery, never visible under an mxnet name (`mxnet.lowering` ...).
 _INTERNAL = frozenset({"frontend", "lowering", "compat", "examples", "__main__", "porting", "data",
-                       "rng", "serialization", "semantics", "distributed", "image_aug"})
+                       "rng", "serialization", "semantics", "distributed", "image_aug",
+                       "image_detection"})
 _FRONTEND = os.path.join(os.path.dirname(os.path.abspath(__file__)), "frontend")
 
 # The line of the installed ``xnd-mxnet.pth``.  site.py runs it at every start:

@@ -36,7 +36,11 @@ __all__ = ["imread", "imdecode", "imresize", "scale_down", "resize_short", "fixe
            "RandomCropAug", "RandomSizedCropAug", "CenterCropAug", "BrightnessJitterAug",
            "ContrastJitterAug", "SaturationJitterAug", "HueJitterAug", "ColorJitterAug",
            "LightingAug", "ColorNormalizeAug", "RandomGrayAug", "HorizontalFlipAug", "CastAug",
-           "CreateAugmenter", "ImageIter"]
+           "CreateAugmenter", "ImageIter",
+           # image_detection.py's (MXNet's mxnet/image/detection.py), imported at the end
+           "detection", "det", "DetAugmenter", "DetBorrowAug", "DetRandomSelectAug",
+           "DetHorizontalFlipAug", "DetRandomCropAug", "DetRandomPadAug",
+           "CreateMultiRandCropAugmenter", "CreateDetAugmenter", "ImageDetIter"]
 
 F32 = np.float32
 
@@ -570,3 +574,13 @@ from .image_aug import (  # noqa: E402
     RandomGrayAug, HorizontalFlipAug, CastAug, CreateAugmenter, ImageIter)
 
 _image_aug._img = sys.modules[__name__]
+
+# mxnet/image/detection.py is image_detection.py here (mx.image.detection, mx.image.det):
+# its names are re-exported as MXNet's package __init__ does
+from . import image_detection as detection  # noqa: E402
+from .image_detection import (  # noqa: E402
+    DetAugmenter, DetBorrowAug, DetRandomSelectAug, DetHorizontalFlipAug, DetRandomCropAug,
+    DetRandomPadAug, CreateMultiRandCropAugmenter, CreateDetAugmenter, ImageDetIter)
+
+det = detection
+detection._img = sys.modules[__name__]
