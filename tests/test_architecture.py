@@ -26,7 +26,7 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 LAYERS = (
     ("xnd.base", "xnd.context", "xnd.name", "xnd.attribute", "xnd.semantics",
      "xnd._compat_jax", "xnd._transfer", "xnd.engine", "xnd.rng", "xnd._nest"),
-    ("xnd.lowering",),
+    ("xnd.lowering", "xnd.tiers"),
     ("xnd.ndarray", "xnd.op_function", "xnd.serialization"),
     ("xnd.symbol", "xnd.autograd"),
     ("xnd.frontend", "xnd._dataloader_worker"),

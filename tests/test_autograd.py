@@ -19,10 +19,10 @@ import pytest
 
 import xnd as mx
 import xnd.autograd as ag
+from xnd import tiers
 from xnd import nd
 from xnd.autograd import engine
 from xnd.base import MXNetError
-from xnd.lowering import host_eval, tiered
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN_JSON = os.path.join(HERE, "goldens", "autograd", "cases.json")
@@ -55,7 +55,7 @@ TOLERANCES = {
     "shape_log_softmax": (1e-4, 1e-4),
     # layernorm's input gradient cancels: an element of 0.0962 in rows reaching 7.7 carries
     # a few ulps of the row's large values (xnd's quick first-call program rounds each
-    # multiply and add apart, lowering/tiered.py: 2.5e-6 off MXNet; the optimized one is
+    # multiply and add apart, xnd/tiers: 2.5e-6 off MXNet; the optimized one is
     # within the default tolerance)
     "leaky_relu_embedding_layernorm": (1e-5, 1e-5),
 }
@@ -390,9 +390,9 @@ def test_training_loop_compiles_backward_once(loop_mode):
             traces.append(engine.STATS["traces"])
             compiles.append(_compiles())
         # the first steps run eager kernels and the backward on the host, then compile them
-        # (lowering/host_eval.py, lowering/tiered.py): the quick tier's calls, then the
+        # (lowering/host_eval.py, xnd/tiers): the quick tier's calls, then the
         # optimized backward; eager kernels after HOST_CALLS; then nothing, ever
-        settled = max(2, tiered.QUICK_CALLS, host_eval.HOST_CALLS)
+        settled = max(2, tiers.TABLE.quick_calls, tiers.TABLE.eager_host_calls)
         assert traces[-1] == traces[settled], traces
         assert compiles[-1] == compiles[settled], compiles
         assert losses[-1] < losses[0]

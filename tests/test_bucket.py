@@ -7,8 +7,9 @@ import jax
 import pytest
 
 import xnd as mx
+from xnd import tiers
 from xnd.base import MXNetError
-from xnd.lowering import bucket, host_eval, registry, tiered
+from xnd.lowering import bucket, host_eval, registry
 
 OPS = [registry.get(n) for n in registry.all_ops()]
 ELEMENTWISE = sorted({op.name for op in OPS if op.elementwise and op.elementwise != "flat"})
@@ -149,9 +150,10 @@ def test_after_the_first_calls_the_exact_kernel_compiles():
     op = registry.get("elemwise_add")
     flat = bucket.Flat()
     x = jax.numpy.ones((3, 11), "float32")
-    runs = [flat.run(op, (), [x, x], (), jax.devices("cpu")[0]) for _ in range(bucket.CALLS + 2)]
-    assert all(r is not None for r in runs[:bucket.CALLS])
-    assert runs[bucket.CALLS] is None and runs[-1] is None
+    runs = [flat.run(op, (), [x, x], (), jax.devices("cpu")[0])
+            for _ in range(tiers.TABLE.bucket_calls + 2)]
+    assert all(r is not None for r in runs[:tiers.TABLE.bucket_calls])
+    assert runs[tiers.TABLE.bucket_calls] is None and runs[-1] is None
 
 
 def test_the_sampler_table():
@@ -172,7 +174,7 @@ def test_sampler_on_a_new_shape_draws_the_exact_kernels_numbers(name, dtype):
     op = registry.get(name)
     for shape in [(3, 5, 7), (1,), (2, 1, 33), (64,), (9, 9)]:
         draws = []
-        for _ in range(bucket.CALLS + 1):          # bucketed, bucketed, then the exact kernel
+        for _ in range(tiers.TABLE.bucket_calls + 1):   # bucketed, bucketed, then the exact kernel
             mx.random.seed(11)
             draws.append(fn(shape=shape, **attrs).asnumpy())
         assert draws[0].shape == shape and draws[0].dtype == np.dtype(attrs["dtype"])
@@ -232,7 +234,7 @@ def test_bound_elementwise_graph_bucketed_equals_exact(k):
     sym = _graphs()[k]
     exe, first = _bind_run(sym, da, db, head)
     assert exe._graph.elementwise
-    for _ in range(bucket.CALLS + 1):   # the first CALLS calls ran bucketed, then exact
+    for _ in range(tiers.TABLE.bucket_calls + 1):   # the first CALLS calls ran bucketed, then exact
         _, again = _bind_run(sym, da, db, head)
     for x, y in zip(first, again):
         np.testing.assert_array_equal(x, y)
@@ -258,8 +260,8 @@ def test_bound_elementwise_graph_compiles_once_for_many_shapes():
 
 
 def _programs(jitted):
-    """Programs compiled per tier (lowering/tiered.py: the quick one, then the optimized)."""
-    if isinstance(jitted, tiered.Tiered):
+    """Programs compiled per tier (xnd/tiers: the quick one, then the optimized)."""
+    if isinstance(jitted, tiers.Tiered):
         return max(jitted.quick._cache_size(), jitted.full._cache_size())
     return jitted._cache_size()
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import xnd as mx
+from xnd import tiers
 from xnd import _compat_jax, _transfer
 from xnd.base import MXNetError
 from xnd.lowering import compile_cache, host_eval, registry
@@ -75,7 +76,7 @@ net.add(mx.gluon.nn.Dense(7, in_units=5, activation="relu"), mx.gluon.nn.Dense(3
 net.initialize(mx.init.Constant(0.25))
 net.hybridize()
 x = mx.nd.array([[1, 2, 3, 4, 5], [0, -1, 0, 1, 0]])
-for _ in range(5):     # past the host and quick tiers (lowering/tiered.py): XLA compiles
+for _ in range(5):     # past the host and quick tiers (xnd/tiers): XLA compiles
     with mx.autograd.record():
         y = net(x)
     y.backward()
@@ -148,7 +149,7 @@ def test_a_shape_seen_often_compiles_once():
     op = registry.get("transpose")
 
     def loop():
-        return [mx.nd.transpose(x, axes=(2, 0, 1)) for _ in range(host_eval.HOST_CALLS + 5)]
+        return [mx.nd.transpose(x, axes=(2, 0, 1)) for _ in range(tiers.TABLE.eager_host_calls + 5)]
     n, outs = _compiles(loop)
     assert n == 1 and sum(k._cache_size() for k in op._kernels.values()) >= 1
     ref = np.transpose(np.arange(6, dtype=np.float32).reshape(2, 3, 1), (2, 0, 1))
@@ -198,7 +199,7 @@ def test_host_plans_are_let_go_after_their_last_host_call():
     key = op.static_key(op.parse_attrs({"axes": "(1, 0)"}))
     vals = [jax.device_put(np.arange(6, dtype=np.float32).reshape(2, 3))]
     seen = host_eval.Seen()
-    plans = [seen.plan_for(op, key, vals) for _ in range(host_eval.HOST_CALLS + 1)]
+    plans = [seen.plan_for(op, key, vals) for _ in range(tiers.TABLE.eager_host_calls + 1)]
     assert all(p not in (None, host_eval.SERVED) for p in plans[:-1])
     assert plans[-1] is host_eval.SERVED                       # the kernel compiles now
     assert [e[1] for e in seen._seen.values()] == [host_eval.SERVED]   # the plan is not kept

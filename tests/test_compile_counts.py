@@ -4,8 +4,9 @@ their compiled programs."""
 import sys
 
 import xnd as mx
+from xnd import tiers
 from xnd import nd
-from xnd.lowering import bucket, host_eval, registry
+from xnd.lowering import registry
 
 core = sys.modules["xnd.ndarray"]
 
@@ -24,7 +25,8 @@ def test_changing_scalars_rng_draws_and_views_do_not_recompile():
         nd.elemwise_add(y, x, out=z)     # donating out= variant
         return z[i % 3].asnumpy()        # a view at a new offset each time
 
-    warm = max(bucket.CALLS, host_eval.HOST_CALLS) + 1   # new shapes' uncompiled calls first
+    # new shapes' uncompiled calls first
+    warm = max(tiers.TABLE.bucket_calls, tiers.TABLE.eager_host_calls) + 1
     for i in range(warm):
         step(i)
     before = {n: _compiled(n) for n in ("_mul_scalar", "_plus_scalar", "_random_uniform",

@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 import xnd as mx
+from xnd import tiers
 from xnd import autograd
 from xnd.base import MXNetError
 from xnd.frontend import gluon as G
-from xnd.lowering import host_eval, registry
+from xnd.lowering import registry
 
 import make_ctc_goldens as cases
 
@@ -311,7 +312,7 @@ def _kernels():
 
 def test_eager_loop_does_not_recompile():
     # a shape's first HOST_CALLS calls run on the host (lowering/host_eval.py), then it compiles
-    for pred, label, plen in _batches(host_eval.HOST_CALLS + 1, layout="TNC"):
+    for pred, label, plen in _batches(tiers.TABLE.eager_host_calls + 1, layout="TNC"):
         mx.nd.CTCLoss(pred, label, plen, use_data_lengths=True, blank_label="last").asnumpy()
     before = _kernels()
     with _Compiles() as c:
@@ -335,7 +336,7 @@ def test_gluon_training_loop_does_not_recompile(hybridize):
         return pred.grad.asnumpy()
 
     # data-movement ops run on the host for a shape's first HOST_CALLS calls, then compile
-    for batch in _batches(host_eval.HOST_CALLS + 1):
+    for batch in _batches(tiers.TABLE.eager_host_calls + 1):
         step(*batch)
     with _Compiles() as c:
         for batch in _batches(10, seed=1):

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import xnd as mx
+from xnd import tiers
 from xnd.frontend.module import _fit_scan as fit_scan
 from xnd.frontend.module import _programs as M
-from xnd.lowering import tiered
 from xnd.symbol import executor as E
 from xnd.symbol.executor import live_graphs
 
@@ -25,8 +25,8 @@ BATCH = 10
 def short_runs(monkeypatch):
     monkeypatch.setattr(fit_scan, "SCAN_STEPS", 4)
     # the batch loop's steps run the optimized program from the first call, as the compiled
-    # loop does, so that the two compare bit for bit (lowering/tiered.py)
-    monkeypatch.setattr(tiered, "QUICK_CALLS", 0)
+    # loop does, so that the two compare bit for bit (xnd/tiers)
+    monkeypatch.setattr(tiers.TABLE, "quick_calls", 0)
 
 
 def data(rows, dim=12, classes=4, seed=0):

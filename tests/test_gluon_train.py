@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import xnd as mx
+from xnd import tiers
 from xnd import autograd
 from xnd.autograd import engine
 from xnd.base import MXNetError
@@ -19,7 +20,6 @@ from xnd.frontend import gluon as G
 from xnd.frontend import initializer, optimizer
 from xnd.frontend.gluon import block as gblock
 from xnd.frontend.gluon import nn
-from xnd.lowering import tiered
 
 import make_gluon_goldens as cases
 
@@ -63,7 +63,7 @@ def _lenet():
 
 def test_compile_count_constant_over_20_steps():
     """20 hybridized training steps with Trainer: after the first steps (the quick tier's,
-    lowering/tiered.py), nothing is traced or compiled again (graph op, backward plan,
+    xnd/tiers), nothing is traced or compiled again (graph op, backward plan,
     optimizer step)."""
     net = _lenet()
     net.initialize(initializer.Xavier())
@@ -87,7 +87,7 @@ def test_compile_count_constant_over_20_steps():
         loss.backward()
         trainer.step(x.shape[0])
         losses.append(loss.mean().asscalar())
-        if step == max(1, tiered.QUICK_CALLS):     # the first optimized step
+        if step == max(1, tiers.TABLE.quick_calls):     # the first optimized step
             after_warmup = counts()
     assert counts() == after_warmup
     assert losses[-1] < losses[0]

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import xnd as mx
+from xnd import tiers
 from xnd.frontend.module import _programs as M
-from xnd.lowering import tiered
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -302,7 +302,7 @@ def test_donation_only_when_safe():
     xb, yb = mx.nd.array(x[:8]), mx.nd.array(y[:8])
     batch = mx.io.DataBatch([xb], [yb])
     w = m._exec.arg_dict["fc1_weight"]
-    for _ in range(max(1, tiered.QUICK_CALLS)):   # (the host tier's steps donate nothing)
+    for _ in range(max(1, tiers.TABLE.quick_calls)):   # (the host tier's steps donate nothing)
         m.forward_backward(batch)
         m.update()                  # first step: the buffers from set_params are the module's
     old = w._val()

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 import xnd as mx
+from xnd import tiers
 from xnd import autograd, nd
-from xnd.lowering import host_jaxpr, tiered
+from xnd.lowering import host_jaxpr
 
 
 def test_dropout_of_everything_is_nan_as_mxnet():
@@ -61,25 +62,25 @@ def test_numeric_gradient_does_not_cross_a_tier_switch():
     """mx.test_utils.numeric_grad differences forward calls 2i and 2i+1; a switch from the
     host tier to XLA between them (after QUICK_CALLS calls) put a last-bit difference / eps
     into the gradient (MXNet's test_bilinear_resize_op saw 4.8e-4 where the true value is 0).
-    Its calls run one tier (tiered.pinned)."""
+    Its calls run one tier (tiers.pinned)."""
     data = mx.sym.var("data")
     sym = mx.sym.contrib.BilinearResize2D(data, height=5, width=7)
     x = np.random.RandomState(1).uniform(-1, 1, (1, 2, 3, 4)).astype(np.float32)
     seen = []
-    orig = tiered.Tiered.__call__
+    orig = tiers.Tiered.__call__
 
     def spy(self, *a, **k):
-        seen.append(tiered.is_pinned())
+        seen.append(tiers.is_pinned())
         return orig(self, *a, **k)
-    tiered.Tiered.__call__ = spy
+    tiers.Tiered.__call__ = spy
     try:
         mx.test_utils.check_numeric_gradient(sym, [x], numeric_eps=1e-3, rtol=1e-2, atol=1e-4)
     finally:
-        tiered.Tiered.__call__ = orig
+        tiers.Tiered.__call__ = orig
     n_diffs = 2 * x.size
     assert len(seen) >= n_diffs and all(seen[-n_diffs:])   # every differenced call pinned
-    with tiered.pinned():
-        assert tiered.Calls().quick_signature((np.ones(3),)) is None
+    with tiers.pinned():
+        assert tiers.Calls().quick_signature((np.ones(3),)) is None
 
 
 _NAN_CASES = {   # MXNet 1.9.1 on [nan, -1, 0, 2]: (output, gradient of its sum)

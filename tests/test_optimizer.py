@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import xnd as mx
+from xnd import tiers
 from xnd.base import MXNetError
 from xnd.frontend import lr_scheduler, optimizer
-from xnd.lowering import tiered
 
 _spec = importlib.util.spec_from_file_location(
     "toolkit_loader", os.path.join(os.path.dirname(__file__), "goldens", "toolkit", "loader.py"))
@@ -300,14 +300,14 @@ def test_step_compiles_once():
     s = [jax.tree_util.tree_map(lambda a: a._val(), o.create_state(i, mx.nd.ones(x.shape)))
          for i, x in enumerate(w)]
     fn = o.jitted_step()
-    host = tiered.STATS["host"]
-    for _ in range(tiered.QUICK_CALLS + 2):   # lr, bias correction, step count change each step
+    host = tiers.STATS["host"]
+    for _ in range(tiers.TABLE.quick_calls + 2):   # lr, bias correction, step count change each step
         lrs, wds, extras = o.step_scalars([0, 1])
         w, s = fn(w, [jax.numpy.ones((3,)), jax.numpy.ones((2, 2))], s, lrs, wds, extras)
-    # one program per compiled tier (lowering/tiered.py: the first calls on the host or a
+    # one program per compiled tier (xnd/tiers: the first calls on the host or a
     # quick program, then the optimized one)
-    on_host = tiered.STATS["host"] - host == tiered.QUICK_CALLS
-    assert fn._cache_size() == (2 if isinstance(fn, tiered.Tiered) and not on_host else 1)
+    on_host = tiers.STATS["host"] - host == tiers.TABLE.quick_calls
+    assert fn._cache_size() == (2 if isinstance(fn, tiers.Tiered) and not on_host else 1)
     assert o.jitted_step() is fn
     o.beta1 = 0.5   # a hyper-parameter change gives another compiled step
     assert o.jitted_step() is not fn
@@ -344,7 +344,7 @@ def test_updater_states_roundtrip():
             np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
     # continue training from the restored state: the original's numbers (both updaters share
     # one compiled step, whose tier counts its calls: u2's first is the step's fifth, so it
-    # may run another tier than u's fourth and round differently, lowering/tiered.py)
+    # may run another tier than u's fourth and round differently, xnd/tiers)
     w2 = [w.copy() for w in ws]
     u([0, "b"], [mx.nd.ones((2, 3)), mx.nd.ones((4,), dtype="float64")], ws)
     u2([0, "b"], [mx.nd.ones((2, 3)), mx.nd.ones((4,), dtype="float64")], w2)

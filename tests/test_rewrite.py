@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 import xnd as mx
+from xnd import tiers
 from xnd import _compat_jax
-from xnd.lowering import tiered, xla_options
+from xnd.lowering import xla_options
 from xnd.symbol import rewrite
 from xnd.symbol.executor import GraphFunction
 
@@ -41,11 +42,11 @@ def _reference(exe):
 
 
 def _check(exe, rtol=RTOL):
-    """Both tiers (lowering/tiered.py): the first call's quick programs (XLA's convolutions)
+    """Both tiers (xnd/tiers): the first call's quick programs (XLA's convolutions)
     and, after the switch, the optimized ones (Winograd where it applies)."""
-    for i in range(tiered.QUICK_CALLS + 1):
+    for i in range(tiers.TABLE.quick_calls + 1):
         got = [o.asnumpy() for o in exe.forward(is_train=False)]
-        if 0 < i < tiered.QUICK_CALLS:
+        if 0 < i < tiers.TABLE.quick_calls:
             continue
         ref = _reference(exe)     # with this forward's random key
         assert len(got) == len(ref)
@@ -263,7 +264,7 @@ def test_hybridized_block_predicts_through_the_rewrites():
     np.testing.assert_allclose(got2, want2, rtol=RTOL, atol=RTOL * np.abs(want2).max())
 
 
-@pytest.mark.skipif(not tiered.ENABLED or xla_options.options() is None,
+@pytest.mark.skipif(not tiers.TABLE.tiered or xla_options.options() is None,
                     reason="no quick tier: no XLA options here (jax 0.4.30) or XND_TIERED=0")
 def test_quick_tier_folds_plain_kernels_and_the_switch_folds_winograd_ones():
     """A 3x3 stride-1 convolution of 16 channels: the first calls' fold keeps the (3, 3, C, F)
@@ -274,12 +275,12 @@ def test_quick_tier_folds_plain_kernels_and_the_switch_folds_winograd_ones():
     y = _conv_bn(sym.Variable("data"), "w", 16, 3, p=1)
     exe = _bind(y, rng, data=(2, 16, 6, 6))
     shapes = []
-    for _ in range(tiered.QUICK_CALLS + 2):
+    for _ in range(tiers.TABLE.quick_calls + 2):
         out = exe.forward(is_train=False)[0].asnumpy()
         ref = _reference(exe)[0]
         np.testing.assert_allclose(out, ref, rtol=RTOL, atol=RTOL * np.abs(ref).max())
         shapes.append(tuple(exe._fold_state.consts[0].shape))
-    q = tiered.QUICK_CALLS
+    q = tiers.TABLE.quick_calls
     assert shapes == [(3, 3, 16, 16)] * q + [(16, 16, 16)] * 2
     # the quick fold (float arithmetic and transposes) ran on the host: never compiled
     variant = exe._fold_state.variant

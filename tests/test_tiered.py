@@ -1,4 +1,4 @@
-"""Tiered compilation (xnd/lowering/tiered.py): a signature's first calls run a program
+"""Tiered compilation (xnd/tiers): a signature's first calls run a program
 compiled at XLA's optimization level 0, later calls the optimized one; the switch counts
 calls, so every run of a script computes the same numbers."""
 import os
@@ -11,9 +11,11 @@ import numpy as np
 import pytest
 
 from xnd import _compat_jax
-from xnd.lowering import tiered, xla_options
+from xnd import tiers
+from xnd.lowering import xla_options
+from xnd.tiers import programs
 
-ACTIVE = tiered.ENABLED and xla_options.options() is not None   # jax 0.4.30: no options
+ACTIVE = tiers.TABLE.tiered and xla_options.options() is not None   # jax 0.4.30: no options
 
 
 def _counted():
@@ -24,14 +26,14 @@ def _counted():
             calls[kind] += 1
             return jnp.tanh(x) @ y
         return jax.jit(f)
-    return tiered.Tiered(make("quick"), make("full")), calls
+    return tiers.Tiered(make("quick"), make("full")), calls
 
 
 def test_first_calls_of_each_signature_run_quick():
     f, traces = _counted()
     x, y = jnp.ones((3, 4)), jnp.ones((4, 2))
     want = np.tanh(np.ones((3, 4))) @ np.ones((4, 2))
-    for _ in range(tiered.QUICK_CALLS + 3):
+    for _ in range(tiers.TABLE.quick_calls + 3):
         np.testing.assert_allclose(np.asarray(f(x, y)), want, rtol=1e-6)
     assert traces == {"quick": 1, "full": 1}          # each program traced once
     assert f.quick._cache_size() == 1 and f.full._cache_size() == 1
@@ -43,11 +45,11 @@ def test_first_calls_of_each_signature_run_quick():
 def test_switch_counts_calls_not_seconds():
     f, _ = _counted()
     x, y = jnp.ones((2, 2)), jnp.ones((2, 2))
-    before = tiered.STATS["quick"]
+    before = tiers.STATS["quick"]
     for _ in range(10):
         f(x, y)
-    assert tiered.STATS["quick"] - before == tiered.QUICK_CALLS
-    assert f._calls[tiered._signature((x, y), {})] == tiered.QUICK_CALLS
+    assert tiers.STATS["quick"] - before == tiers.TABLE.quick_calls
+    assert f._calls[programs._signature((x, y), {})] == tiers.TABLE.quick_calls
 
 
 def test_inside_another_trace_the_call_is_inlined():
@@ -70,9 +72,9 @@ def test_xnd_programs_are_tiered_and_agree():
     rng = np.random.default_rng(0)
     for k, a in sorted(ex.arg_dict.items()):
         a[:] = rng.standard_normal(a.shape).astype("float32")
-    assert isinstance(ex._graph.forward, tiered.Tiered)
-    outs = [ex.forward(is_train=True)[0].asnumpy() for _ in range(tiered.QUICK_CALLS + 1)]
-    for o in outs[1:tiered.QUICK_CALLS]:
+    assert isinstance(ex._graph.forward, tiers.Tiered)
+    outs = [ex.forward(is_train=True)[0].asnumpy() for _ in range(tiers.TABLE.quick_calls + 1)]
+    for o in outs[1:tiers.TABLE.quick_calls]:
         np.testing.assert_array_equal(o, outs[0])      # the quick program, again
     np.testing.assert_allclose(outs[-1], outs[0], rtol=1e-6, atol=1e-6)
     assert ex._graph.forward.full._cache_size() == 1
@@ -86,14 +88,14 @@ def test_quick_program_rounds_each_operation():
     a = np.full(64, 1 + 2.0 ** -12, np.float32)
     c = np.full(64, -(1 + 2.0 ** -11), np.float32)
     f = xla_options.jit(lambda a, b, c: a * b + c)
-    assert isinstance(f, tiered.Tiered)
+    assert isinstance(f, tiers.Tiered)
     np.testing.assert_array_equal(np.asarray(f(a, a, c)), a * a + c)
     assert (a * a + c == 0).all()
 
 
 def test_switched_off_by_environment():
-    code = ("from xnd.lowering import tiered, xla_options; import jax.numpy as jnp;"
-            "f = xla_options.jit(lambda x: x + 1); print(type(f).__name__, tiered.ENABLED)")
+    code = ("from xnd import tiers; from xnd.lowering import xla_options;"
+            "f = xla_options.jit(lambda x: x + 1); print(type(f).__name__, tiers.TABLE.tiered)")
     env = dict(os.environ, XND_TIERED="0")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True).stdout.split()
@@ -111,9 +113,9 @@ def test_python_scalars_are_one_signature_and_static_arguments_each_their_own():
             calls[kind] += 1
             return x * lr if mode == "mul" else x + lr
         return jax.jit(f, static_argnums=2)
-    f = tiered.Tiered(make("quick"), make("full"), static_argnums=(2,))
+    f = tiers.Tiered(make("quick"), make("full"), static_argnums=(2,))
     x = jnp.ones((3,))
-    for i in range(tiered.QUICK_CALLS + 2):
+    for i in range(tiers.TABLE.quick_calls + 2):
         np.testing.assert_allclose(np.asarray(f(x, 0.5 + i, "mul")), 0.5 + i)
     assert calls == {"quick": 1, "full": 1}
     np.testing.assert_allclose(np.asarray(f(x, 2.0, "add")), 3.0)   # a new static value
@@ -132,7 +134,7 @@ def _on_compile(event, duration, **_):
 
 jax.monitoring.register_event_duration_secs_listener(_on_compile)
 
-HOST = pytest.mark.skipif(not tiered.HOST, reason="XND_HOST_TIER=0 or XND_TIERED=0")
+HOST = pytest.mark.skipif(not tiers.TABLE.host, reason="XND_HOST_TIER=0 or XND_TIERED=0")
 
 
 def _conv_relu(x, w):
@@ -146,9 +148,9 @@ def test_host_tier_runs_the_first_calls_without_compiling():
     x = jax.device_put(rng.standard_normal((2, 3, 8, 8)).astype(np.float32), jax.devices()[0])
     w = jnp.asarray(rng.standard_normal((4, 3, 3, 3)).astype(np.float32))
     want = np.asarray(jax.jit(lambda x, w: _conv_relu(x, w))(x, w))   # (a program of its own)
-    before, host = _COMPILES[0], tiered.STATS["host"]
-    outs = [f(x, w) for _ in range(tiered.QUICK_CALLS)]
-    assert _COMPILES[0] == before and tiered.STATS["host"] - host == tiered.QUICK_CALLS
+    before, host = _COMPILES[0], tiers.STATS["host"]
+    outs = [f(x, w) for _ in range(tiers.TABLE.quick_calls)]
+    assert _COMPILES[0] == before and tiers.STATS["host"] - host == tiers.TABLE.quick_calls
     for o in outs:
         # committed to the device exactly as the compiled program's result (x is committed)
         assert o.dtype == np.float32 and _compat_jax.committed(o) and o.devices() == x.devices()
@@ -165,15 +167,15 @@ def test_host_tier_declines_what_it_cannot_run_as_xla(monkeypatch):
     x = jnp.ones((3,), jnp.float32)
     # a primitive without a numpy rule (igamma): the quick tier compiles
     f = xla_options.jit(lambda a, x: x + jax.lax.igamma(a, x))
-    before, host = _COMPILES[0], tiered.STATS["host"]
+    before, host = _COMPILES[0], tiers.STATS["host"]
     f(x * 2, x)
-    assert _COMPILES[0] > before and tiered.STATS["host"] == host
+    assert _COMPILES[0] > before and tiers.STATS["host"] == host
     # over the time budget: compiled too
-    monkeypatch.setattr(tiered, "HOST_MAX_S", 0.0)
+    monkeypatch.setattr(tiers.TABLE, "host_max_s", 0.0)
     g = xla_options.jit(lambda x: x * 2)
     before = _COMPILES[0]
     np.testing.assert_array_equal(np.asarray(g(x)), 2 * np.ones(3))
-    assert _COMPILES[0] > before and tiered.STATS["host"] == host
+    assert _COMPILES[0] > before and tiers.STATS["host"] == host
 
 
 @HOST
@@ -185,10 +187,10 @@ def test_a_failing_host_rule_falls_back_to_the_compiled_program(monkeypatch):
     monkeypatch.setitem(host_jaxpr.RULES, "tanh", broken)
     f = xla_options.jit(lambda x: jnp.tanh(x) * 3)
     x = jnp.linspace(-2, 2, 7, dtype=jnp.float32)
-    failures = tiered.STATS["host_failures"]
+    failures = tiers.STATS["host_failures"]
     for _ in range(2):
         np.testing.assert_allclose(np.asarray(f(x)), 3 * np.tanh(np.asarray(x)), rtol=1e-6)
-    assert tiered.STATS["host_failures"] - failures == 1     # the signature stops trying
+    assert tiers.STATS["host_failures"] - failures == 1     # the signature stops trying
 
 
 @HOST
@@ -204,7 +206,7 @@ def test_a_small_module_fit_compiles_no_training_step():
                            rng.integers(0, 3, 8).astype("float32"), batch_size=4)
 
     def fit(host):
-        tiered.HOST, keep = host, tiered.HOST
+        tiers.TABLE.host, keep = host, tiers.TABLE.host
         try:
             mod = mx.mod.Module(net, context=mx.cpu())
             it.reset()
@@ -214,11 +216,11 @@ def test_a_small_module_fit_compiles_no_training_step():
             mx.nd.waitall()
             return {k: v.asnumpy() for k, v in mod.get_params()[0].items()}
         finally:
-            tiered.HOST = keep
+            tiers.TABLE.host = keep
     mx.random.seed(3)
-    before, host = _COMPILES[0], tiered.STATS["host"]
+    before, host = _COMPILES[0], tiers.STATS["host"]
     on_host = fit(True)
-    assert _COMPILES[0] - before <= 1 and tiered.STATS["host"] - host >= 2
+    assert _COMPILES[0] - before <= 1 and tiers.STATS["host"] - host >= 2
     mx.random.seed(3)
     compiled = fit(False)
     for k in compiled:

@@ -5,8 +5,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from xnd import tiers
 from xnd import _compat_jax
-from xnd.lowering import tiered, xla_options
+from xnd.lowering import xla_options
 
 
 def test_only_convolution_programs_get_classic_fusion():
@@ -40,7 +41,7 @@ def test_which_graphs_are_convolutional():
 def test_tuned_jit_runs_top_level_and_nested():
     f = xla_options.jit(lambda x: jnp.tanh(x) * 2)
     x = jnp.arange(4.0)
-    for _ in range(tiered.QUICK_CALLS + 1):           # past the host tier: compiled
+    for _ in range(tiers.TABLE.quick_calls + 1):           # past the host tier: compiled
         np.testing.assert_allclose(np.asarray(f(x)), np.tanh(np.arange(4.0)) * 2, rtol=1e-6)
     g = jax.jit(lambda x: f(x) + 1)                     # options only apply at top level
     np.testing.assert_allclose(np.asarray(g(x)), np.tanh(np.arange(4.0)) * 2 + 1, rtol=1e-6)
@@ -60,7 +61,7 @@ def test_an_option_this_xla_refuses_falls_back_to_plain_jit(monkeypatch):
     monkeypatch.setattr(xla_options, "_REFUSED", [])
     monkeypatch.setattr(xla_options, "CPU_OPTIONS", {"xla_no_such_option_anywhere": True})
     f = xla_options.jit(lambda x: x * 3 + 1)
-    for _ in range(tiered.QUICK_CALLS + 1):           # past the host tier: compiled
+    for _ in range(tiers.TABLE.quick_calls + 1):           # past the host tier: compiled
         np.testing.assert_allclose(np.asarray(f(jnp.arange(3.0))), [1.0, 4.0, 7.0])
     assert xla_options._REFUSED and xla_options.options() is None
     g = xla_options.jit(lambda x: x - 1)

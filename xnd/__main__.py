@@ -9,7 +9,8 @@
     python -m xnd check PATH...        static porting report of the MXNet APIs a code base uses
     python -m xnd coverage [--markdown] [-o FILE]   what xnd implements (docs/coverage.md)
     python -m xnd info                 versions, devices, mx.context.num_gpus(), numpy
-                                       compatibility, compilation cache, which mxnet imports
+                                       compatibility, compilation cache (entries, size),
+                                       which mxnet imports, the tier table (xnd/tiers)
     python -m xnd launch -n N CMD...   a multi-process job (MXNet's and Horovod's launcher variables)
     python -m xnd tour                 the tour of MXNet's NDArray (xnd/examples/seed_tour.py)
 """
@@ -42,7 +43,8 @@ commands:
                          (docs/coverage.md is `coverage --markdown -o docs/coverage.md`)
   info                   print the versions of xnd, jax, jaxlib, numpy, the JAX devices,
                          mx.context.num_gpus(), the numpy compatibility mode, the persistent
-                         compilation cache, and which package `import mxnet` gives
+                         compilation cache (directory, entries, size), which package
+                         `import mxnet` gives, and the tier table (xnd/tiers/README.md)
   launch -n N [-H HOSTS] [--launcher local|ssh] CMD...
                          start N processes of one job with MXNet's launcher variables
                          (DMLC_*, kvstore='dist_sync') and Horovod's (HOROVOD_*), their output
@@ -193,15 +195,18 @@ def info():
     print("compilation cache", _cache_state())
     print("mxnet", _which_mxnet())
     print("horovod", _which_horovod())
+    from xnd.tiers import info as tiers_info
+    print("\n".join(tiers_info.table_lines()))
     return 0
 
 
 def _cache_state():
     """JAX's persistent compilation cache as xnd set it up (or JAX's own setting)."""
     from xnd import _compat_jax
+    from xnd.tiers import info as tiers_info
     path = _compat_jax.config_value("jax_compilation_cache_dir")
     if path:
-        return f"on, {path}"
+        return f"on, {tiers_info.cache_line(path)}"
     if not _compat_jax.PERSISTENT_CACHE:
         return (f"off (jax {_compat_jax.v_str(_compat_jax.JAX_VERSION)} crashes running "
                 "programs loaded from it; xnd turns it on from jax 0.5 on)")

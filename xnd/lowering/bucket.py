@@ -9,7 +9,8 @@ element of each input) computes the same numbers on a flattened copy of its inpu
 small call on a new shape flattens its inputs on the host (broadcast first, for the
 ``broadcast_*`` ops), pads them to a power-of-two length and runs the op's own kernel at that
 length: one compilation serves every shape up to it. The result is cut back and reshaped on
-the host. ``Flat`` does this for the first ``CALLS`` calls of one combination; a loop on one
+the host. ``Flat`` does this while ``tiers.decide`` says ``BUCKET`` for a combination (its
+first two calls, xnd/tiers' table); a loop on one
 shape then compiles the exact kernel, which, unlike this path, does not wait for its inputs.
 tests/test_bucket.py checks that both paths agree bit for bit.
 
@@ -27,12 +28,9 @@ import math
 
 import numpy as np
 
-from .. import _compat_jax
+from .. import _compat_jax, tiers
 from . import host_eval
 
-# Calls per combination at the bucketed length. A combination met a third time is a loop:
-# its exact kernel compiles then, so a training loop's compilations end by its third step
-CALLS = 2
 MAX_ELEMENTS = host_eval.ELEMENTWISE_MAX   # larger arrays compile
 MIN_LENGTH = 64                    # the smallest bucket: tiny shapes share one program
 
@@ -59,20 +57,23 @@ def _out_shape(shapes):
 
 
 class Flat:
-    """Counts eager calls per (op, static key, input avals); ``run`` computes a call at the
-    bucketed length while its combination is among its first ``CALLS`` calls."""
+    """Counts calls per (op, static key, input avals); ``run`` computes a call at the
+    bucketed length while ``tiers.decide(kind, n, bucket=True)`` says ``BUCKET``: a
+    combination met a third time is a loop, whose exact kernel compiles then."""
 
     LIMIT = 1 << 14                # combinations remembered (then forgotten all at once)
 
-    def __init__(self):
+    def __init__(self, kind=tiers.EAGER):
         self._seen = {}
+        self.kind = kind
 
     def run(self, op, key, vals, dyn, device, recording=False):
         """The op's results as jax.Arrays on ``device``, or None when this call compiles
         (also while ``recording`` when an input is still being computed: see
         ``host_eval.run``)."""
         k = (op.name, key, tuple([(v.shape, v.dtype) for v in vals]))
-        if self._seen.get(k, 0) >= CALLS or (recording and _compat_jax.computing(vals)):
+        if not self._bucketed(self._seen.get(k, 0) + 1) \
+                or (recording and _compat_jax.computing(vals)):
             return None
         shapes = [v.shape for v in vals]
         shape = _out_shape(shapes)
@@ -102,14 +103,17 @@ class Flat:
         return unflatten([res], shape, device, [])
 
     def admit(self, k):
-        """Count one bucketed call of combination ``k``; False once it had its ``CALLS``."""
+        """Count one bucketed call of combination ``k``; False once it had its bucketed calls."""
         calls = self._seen.get(k, 0)
-        if calls >= CALLS:
+        if not self._bucketed(calls + 1):
             return False
         if len(self._seen) >= self.LIMIT:
             self._seen.clear()
         self._seen[k] = calls + 1
         return True
+
+    def _bucketed(self, n):
+        return tiers.decide(self.kind, n, bucket=True) == tiers.BUCKET
 
 
 def flatten(vals, shape, length, device):
@@ -132,8 +136,8 @@ def unflatten(outs, shape, device, vals):
 
 def graph_shape(elementwise_graph, vals, key):
     """The shape at which a bound graph runs bucketed (``Graphs``), else None: every op of
-    the graph elementwise, every argument of one small shape, among the first CALLS calls
-    of (graph, shape, dtypes)."""
+    the graph elementwise, every argument of one small shape, among the bucketed calls
+    of (graph, shape, dtypes) (the ``graph`` row of xnd/tiers' table)."""
     if not elementwise_graph or not vals:
         return None
     shape = vals[0].shape
@@ -142,4 +146,4 @@ def graph_shape(elementwise_graph, vals, key):
     return shape if GRAPHS.admit((key, shape, tuple(v.dtype for v in vals))) else None
 
 
-GRAPHS = Flat()  # bound graphs' calls (symbol/executor.py)
+GRAPHS = Flat(tiers.GRAPH)  # bound graphs' calls (symbol/executor.py)

@@ -4,7 +4,8 @@ Every eager call of a new (op, attributes, input shapes) costs a whole XLA compi
 (30-70 ms on 2 cores, more under load), where MXNet runs a ready kernel in microseconds:
 scripts and tests that call ``broadcast_to``, ``reshape``, ``sum``, ``dot``, ``softmax``...
 on ever new shapes crawl, and every Parameter starts from ``zeros`` of its own shape.
-The first ``HOST_CALLS`` calls of one (op, attributes, input avals) run on the host:
+The first calls of one (op, attributes, input avals) run on the host (how many: the
+``eager`` row of xnd/tiers' table, ``tiers.decide``):
 
 * the most frequent data-movement ops have a numpy twin (``TWINS``, checked against the
   kernel by tests/test_compile_cache.py) that gives up (``_NotHost``, numpy's error) wherever
@@ -12,7 +13,7 @@ The first ``HOST_CALLS`` calls of one (op, attributes, input avals) run on the h
   numbers only, so they give the kernel's values bit for bit;
 * any other op (``eligible``) is traced (``jax.make_jaxpr`` of the registry function: no
   compilation, ~1-4 ms) and its jaxpr runs on numpy when ``host_jaxpr`` follows every
-  primitive in it and its estimated host time is at most ``EAGER_MAX_S``; arithmetic then
+  primitive in it and its estimated host time is within the eager budget; arithmetic then
   agrees with the compiled kernel to float tolerance (``host_jaxpr``'s doc);
 * an elementwise op (``+``, ``*``, ``relu``, ``x * 2.0``...) only where that jaxpr's numbers
   are the kernel's bit for bit (``host_jaxpr.exact``: no transcendental, no product feeding
@@ -30,6 +31,7 @@ parameter fold of hybridized inference (symbol/rewrite.py): a ResNet's BatchNorm
 0.4 s compile at XLA's level 0 and tens of ms here.
 """
 import functools
+import logging
 
 import numpy as np
 
@@ -37,14 +39,15 @@ import jax
 import jax.numpy as jnp
 
 from .. import _compat_jax, _transfer
-from . import host_jaxpr, tiered
+from .. import tiers
+from . import host_jaxpr
 
-HOST_CALLS = 8
+_log = logging.getLogger("xnd.host")
+
 MAX_ELEMENTS = 1 << 22
 # elementwise calls up to this many elements (bucket's too); a larger one compiles: its
 # loop's results are then XLA's own buffers, which ``z[:] = z + y`` donates in place
 ELEMENTWISE_MAX = 1 << 16
-EAGER_MAX_S = 0.05       # an eager call estimated to take longer on the host compiles
 
 # MXNet ops whose lowering is pure data movement for every attribute value
 OPS = frozenset((
@@ -126,19 +129,26 @@ class _NotHost(Exception):
     pass
 
 
-def plan(fn, vals, max_seconds=EAGER_MAX_S, exact=False):
+_EAGER = object()
+
+
+def plan(fn, vals, max_seconds=_EAGER, exact=False):
     """A closed jaxpr of ``fn(*vals)`` that numpy runs as XLA would (``host_jaxpr``), or
-    None.  With ``max_seconds=None`` its size and time are not bounded (the caller's arrays
+    None.  ``max_seconds`` defaults to the eager budget (``tiers.host_budget``); with
+    ``max_seconds=None`` its size and time are not bounded (the caller's arrays
     are on the host's memory already: parameters).  ``exact``: only a jaxpr whose results
     are XLA's bit for bit (``host_jaxpr.exact``)."""
     try:
         closed = jax.make_jaxpr(fn)(*vals)
-    except Exception:  # noqa: BLE001  (the compiled path reports the op's own error)
+    except Exception as e:  # noqa: BLE001  (the op's own error: its compiled path raises it)
+        _log.debug("xnd host tier: no plan, tracing raised %s: %s", type(e).__name__, e)
         return None
     if host_jaxpr.unsupported(closed.jaxpr) or any(
             getattr(v.aval, "weak_type", False) for v in closed.jaxpr.outvars) \
             or (exact and not host_jaxpr.exact(closed.jaxpr)):
         return None
+    if max_seconds is _EAGER:
+        max_seconds = tiers.host_budget(tiers.EAGER)
     if max_seconds is not None and (
             sum(int(np.prod(v.aval.shape)) for v in closed.jaxpr.outvars) > MAX_ELEMENTS
             or host_jaxpr.seconds(closed.jaxpr) > max_seconds):
@@ -189,7 +199,7 @@ def run(plan_, vals, device, recording=False, dyn=()):
         return put(outs, [o.dtype for o in outs], device, vals)
     try:
         outs = host_jaxpr.evaluate(plan_, host)
-    except Exception:  # noqa: BLE001  (a rule's gap: the kernel runs)
+    except host_jaxpr.Unsupported:     # (counted and logged by evaluate): the kernel runs
         return None
     return put(outs, None, device, vals)
 
@@ -212,9 +222,9 @@ SERVED = "served"    # plan_for: this combination had its host calls; its kernel
 
 class Seen:
     """Counts eager calls per (op, static key, input avals): ``plan_for`` returns a host plan
-    (a twin with its attributes bound, or a jaxpr) while a combination is among its first
-    ``HOST_CALLS`` calls and the host can run it, then ``SERVED`` (compile, not another
-    uncompiled path: a loop's kernels compile at its ``HOST_CALLS + 1``-th step), else None."""
+    (a twin with its attributes bound, or a jaxpr) while ``tiers.decide("eager", n,
+    host=True)`` says ``HOST`` and the host can run it, then ``SERVED`` (compile, not another
+    uncompiled path: a loop's kernels compile after its host calls), else None."""
 
     LIMIT = 1 << 14                   # combinations remembered (then forgotten all at once)
 
@@ -229,7 +239,7 @@ class Seen:
         e = self._seen.get(k)
         if e is not None and (e[1] is None or e[1] is SERVED):
             return e[1]                  # (a loop's steady state: one lookup, nothing else)
-        if tiered.is_pinned():
+        if tiers.is_pinned():
             return None
         if e is None:
             if len(self._seen) >= self.LIMIT:
@@ -248,6 +258,8 @@ class Seen:
         if p is None:
             return None
         e[0] += 1
-        if e[0] >= HOST_CALLS and vals:  # (a creation op waits for nothing: always host)
-            e[1] = SERVED                # its last host call: the jaxpr is not kept
+        # (a creation op waits for nothing: always host); at its last host call the jaxpr
+        # is let go
+        if vals and tiers.decide(tiers.EAGER, e[0] + 1, host=True) != tiers.HOST:
+            e[1] = SERVED
         return p

@@ -25,13 +25,15 @@ import os
 import jax
 
 from .. import _compat_jax
-from . import compile_cache, tiered
+from ..tiers import programs as _programs, table as _tiers
+from . import compile_cache, host_callbacks
 
 compile_cache.setup()   # before xnd's first compilation
 
 CPU_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
 CLASSIC_FUSION_OPTIONS = {"xla_cpu_use_fusion_emitters": False}  # convolution training
 ENABLED = os.environ.get("XND_XLA_CPU_OPTIONS", "1") != "0"
+QUICK_OPTIONS = {"xla_backend_optimization_level": 0}   # the quick tier (xnd/tiers)
 
 
 _REFUSED = []   # non-empty once this XLA refused an option: then xnd gives it none
@@ -47,23 +49,30 @@ def options(classic_fusion=False):
     return dict(CPU_OPTIONS, **CLASSIC_FUSION_OPTIONS) if classic_fusion else dict(CPU_OPTIONS)
 
 
-def jit(fun, classic_fusion=False, quick_first=True, **kw):
+@host_callbacks.synced   # (programs wait for their results once a Custom op ran)
+def jit(fun, classic_fusion=False, quick_first=True, kind=_tiers.GRAPH, **kw):
     """``jax.jit(fun, **kw)`` compiled with ``options(classic_fusion)`` when called from Python.  JAX takes
     compile options only for a top-level compilation, so a call from inside another traced
     function (Module's step calls the executor's forward-backward) runs the plain ``jax.jit``
-    (whose code then belongs to the caller's compilation and its options).  Unless
-    ``quick_first`` is False (a program whose one call runs a long loop), a signature's first
-    calls run on the host (``tiered.Host``) or a quickly compiled program (``tiered``)."""
-    quick, full = tiers(fun, classic_fusion=classic_fusion, quick=quick_first, **kw)
-    host = tiered.HOST and quick_first
+    (whose code then belongs to the caller's compilation and its options).  ``kind`` (an
+    ``xnd.tiers`` kind: ``"graph"``, ``"tape"``, ``"step"``, ``"optimizer"``, ``"fit"``) picks
+    the row of xnd/tiers' table that decides where each call runs (a host tier, a quickly
+    compiled program, the optimized one compiled in the background: ``tiers.Tiered``);
+    ``quick_first=False`` is ``kind="fit"`` (a program whose one call runs a long loop)."""
+    if not quick_first:
+        kind = _tiers.FIT
+    cheap = kind != _tiers.FIT
+    quick, full = tiers(fun, classic_fusion=classic_fusion, quick=cheap, **kw)
+    host = _tiers.TABLE.host and cheap
     if quick is None and not host:
         return full
     nums = kw.get("static_argnums", ())
     names = kw.get("static_argnames", ())
-    return tiered.Tiered(full if quick is None else quick, full,
-                         (nums,) if isinstance(nums, int) else nums,
-                         (names,) if isinstance(names, str) else names,
-                         host=jax.jit(fun, **kw) if host else None)
+    return _programs.Tiered(full if quick is None else quick, full,
+                            (nums,) if isinstance(nums, int) else nums,
+                            (names,) if isinstance(names, str) else names,
+                            host=jax.jit(fun, **kw) if host else None, kind=kind,
+                            name=getattr(fun, "__name__", None))
 
 
 def lazy_jit(fun, **kw):
@@ -81,23 +90,24 @@ def lazy_jit(fun, **kw):
     return call
 
 
+@host_callbacks.synced
 def tiers(fun, quick_fun=None, classic_fusion=False, quick=True, quick_options=None, **kw):
     """``(quick, full)``: ``fun`` compiled with ``options(classic_fusion)`` (``full``) and
-    ``quick_fun`` (default ``fun``) compiled quickly (``tiered.QUICK_OPTIONS``), or ``(None,
+    ``quick_fun`` (default ``fun``) compiled quickly (``QUICK_OPTIONS``), or ``(None,
     full)`` where there is no quick tier (no options, ``XND_TIERED=0``, or ``quick=False``).
     A ``quick_fun`` is a cheaper program for the same result (inference without Winograd
     convolutions: XLA compiles its transforms' loops slowly and runs them slowly at level 0);
-    ``quick_options`` replace ``tiered.QUICK_OPTIONS`` for it."""
+    ``quick_options`` replace ``QUICK_OPTIONS`` for it."""
     plain = jax.jit(fun, **kw)
     opts = options(classic_fusion)
     if opts is None:
         return None, plain
     full = _with_options(fun, plain, opts, kw)
-    if not (tiered.ENABLED and quick):
+    if not (_tiers.TABLE.tiered and quick):
         return None, full
     qfun = fun if quick_fun is None else quick_fun
     qplain = plain if quick_fun is None else jax.jit(quick_fun, **kw)
-    quick_opts = dict(opts, **(tiered.QUICK_OPTIONS if quick_options is None else quick_options))
+    quick_opts = dict(opts, **(QUICK_OPTIONS if quick_options is None else quick_options))
     return _with_options(qfun, qplain, quick_opts, kw), full
 
 

@@ -23,8 +23,8 @@ A bound graph evaluated for inference is split in two jitted programs:
   - the convolution algorithm picked by ``xnd.lowering.conv`` for the kernel the fold
     program prepared: Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions (kernel
     transformed once per parameter version), shifted slices for depthwise ones, XLA's
-    convolution otherwise.  A signature's first calls (the quick tier of
-    ``xnd.lowering.tiered``) fold plain kernels, by numpy where the fold is float arithmetic
+    convolution otherwise.  A signature's first calls (the quick tier, ``xnd.tiers``'
+    ``inference`` row) fold plain kernels, by numpy where the fold is float arithmetic
     (``host_eval.plan``), and run XLA's convolution everywhere.
 
 Every rewrite keeps the un-rewritten graph's numbers within float32 rounding
@@ -37,7 +37,8 @@ import numpy as np
 from jax import lax
 
 from ..lowering import conv as _conv
-from ..lowering import host_eval, tiered, xla_options
+from .. import tiers
+from ..lowering import host_eval, xla_options
 from . import layout as _layout
 
 ENABLED = os.environ.get("XND_INFERENCE_REWRITES", "1") != "0"
@@ -261,15 +262,15 @@ class _Variant:
         slots += sorted(needed, key=lambda k: (p.index[k[0]], k[1]))
         self.slots = {s: i for i, s in enumerate(slots)}
         self.n_consts = len(slots)
-        # a call's first tier (lowering/tiered.py) runs XLA's own convolutions: the Winograd
+        # a call's first tier (xnd/tiers) runs XLA's own convolutions: the Winograd
         # transforms' loops are most of a ResNet's level-0 compile and run time (first
         # hybridized ResNet-18 forward 3.9 s -> 1.4 s, docs/performance.md)
         self._qfold, self.fold = xla_options.tiers(self._fold, quick_fun=self._fold_plain)
         qmain, self.main = xla_options.tiers(self._main, quick_options=QUICK_MAIN_OPTIONS)
-        if qmain is not None and tiered.HOST:   # a small graph: its first calls on the host
-            qmain = tiered.host_first(self._main, qmain, tiered.HOST_INFER_MAX_S)
+        if qmain is not None and tiers.TABLE.host:   # a small graph: first calls on the host
+            qmain = tiers.host_first(self._main, qmain, tiers.host_budget(tiers.INFERENCE))
         self.quick = None if qmain is None else (self._host_fold, qmain)
-        self.calls = tiered.Calls()
+        self.calls = tiers.Calls(kind=tiers.INFERENCE)
         self._host_plans = {}   # parameter avals -> host_eval plan of the plain fold, or None
 
     def _host_fold(self, params):

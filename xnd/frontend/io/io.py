@@ -247,7 +247,7 @@ def _slice_batch(xs, start, size, axis):
     return [jax.lax.dynamic_slice_in_dim(x, start, size, axis) for x in xs]
 
 
-# a first epoch's batches are sliced on the host (lowering/tiered.py), later ones compiled
+# a first epoch's batches are sliced on the host (xnd/tiers), later ones compiled
 _slice_kernel = xla_options.lazy_jit(_slice_batch, static_argnums=(2, 3))
 
 

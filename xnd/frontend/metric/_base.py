@@ -210,7 +210,7 @@ def _add64_fn(a, b):
     return a + b
 
 
-# xnd's own small programs: a signature's first calls on the host (lowering/tiered.py), so a
+# xnd's own small programs: a signature's first calls on the host (xnd/tiers), so a
 # first fit or evaluation compiles no metric
 _add64 = xla_options.lazy_jit(_add64_fn)
 

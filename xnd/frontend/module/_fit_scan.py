@@ -258,6 +258,6 @@ def _compile(progs, exe, pidx, upd, ones, opt, donate, others_idx, idx, batch, a
         params, aux, states, total, outs, grads, inputs = carry
         return outs, aux, grads, params, states, total, inputs, hits
 
-    # one call runs a whole run of batches: no quickly compiled first tier (lowering/tiered.py)
-    return xla_options.jit(fn, classic_fusion=progs.graph.convolutional, quick_first=False,
+    # one call runs a whole run of batches: optimized from its first call (xnd/tiers' "fit" row)
+    return xla_options.jit(fn, classic_fusion=progs.graph.convolutional, kind="fit",
                            donate_argnums=(0, 2, 3) if donate else ())

@@ -309,7 +309,7 @@ class _Programs:
                 TRACES["step"] += 1
                 return fn(*args)
             f = self._steps[k] = xla_options.jit(
-                traced, classic_fusion=self.graph.convolutional,
+                traced, classic_fusion=self.graph.convolutional, kind="step",
                 donate_argnums=(0, 2, 3, 4) if donate else ())
         return f
 

@@ -396,9 +396,9 @@ class Optimizer:
 
             def fn_(weights, grads, states, lrs, wds, extras):
                 return snap.step(weights, grads, states, lrs, wds, extras, multi_precision)
-            # quick first (lowering/tiered.py): a fusion per parameter shape made a ResNet-18
+            # quick first (xnd/tiers): a fusion per parameter shape made a ResNet-18
             # update a 1 s compile (0.7 s at XLA's level 0, overlapping the backward's run)
-            fn = xla_options.jit(fn_, donate_argnums=(0, 2) if donate else ())
+            fn = xla_options.jit(fn_, kind="optimizer", donate_argnums=(0, 2) if donate else ())
             cache[key] = fn
         return fn
 

@@ -25,7 +25,7 @@ import numpy.testing as npt
 from ... import context as _context
 from ...base import MXNetError
 from ...context import Context, current_context
-from ...lowering import tiered as _tiered
+from ... import tiers as _tiers
 from ...ndarray import NDArray
 from .. import ndarray as _nd
 
@@ -508,10 +508,10 @@ def numeric_grad(executor, location, aux_states=None, eps=1e-4, use_forward_trai
                  dtype=default_dtype()):
     """Finite-difference gradient of the sum of ``executor.outputs[0]`` with respect to each
     array in `location` ({name: numpy array}); central differences with step `eps`. The
-    forward calls run xnd's optimized programs only (``tiered.pinned``): a pair of calls
+    forward calls run xnd's optimized programs only (``tiers.pinned``): a pair of calls
     across a tier switch (the host tier, then XLA) differs in the last bits, which the
     difference divides by ``eps``."""
-    with _tiered.pinned():
+    with _tiers.pinned():
         return _numeric_grad(executor, location, aux_states, eps, use_forward_train, dtype)
 
 
