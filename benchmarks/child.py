@@ -17,7 +17,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TIERED_CALLS = int(os.environ.get("XND_TIERED_CALLS", "4"))   # xnd/lowering/tiered.py's default
+TIERED_CALLS = int(os.environ.get("XND_TIERED_CALLS", "4"))   # xnd/tiers' default
 EAGER_HOST_CALLS = 8        # xnd/lowering/host_eval.py's HOST_CALLS: eager ops' uncompiled calls
 
 
@@ -66,7 +66,7 @@ def main(impl, name, quick=False, once=False):
         print(json.dumps(fn(n) or {}), flush=True)
         return
     # compile / allocate / warm caches; enough calls that xnd's programs have left their
-    # first tiers (xnd/lowering/tiered.py) and its eager ops their host calls (host_eval.py)
+    # first tiers (xnd/tiers) and its eager ops their host calls (host_eval.py)
     fn(max(getattr(w, "WARMUP", max(1, n // 10)), TIERED_CALLS + 1, EAGER_HOST_CALLS + 1))
     t0 = time.perf_counter()
     out = fn(n) or {}

@@ -192,7 +192,7 @@ def test_xnd_rbg_draws_are_jax_rbg_draws(shape):
 def test_one_seed_draws_the_same_samples_in_every_program(name, params, dtype):
     """MXNet re-seeds between a bound graph's training forward (with its backward) and its
     inference forward and expects the same samples: two programs, which xnd runs on different
-    tiers (the host, a quick or an optimized XLA program; lowering/tiered.py) that fuse
+    tiers (the host, a quick or an optimized XLA program; xnd/tiers) that fuse
     multiply-adds differently. The samplers compute in float64 where it matters and round
     once (lowering/random.py: affine, normal32, exponential32, gamma)."""
     shape = (60, 70)
