@@ -195,4 +195,31 @@ from . import gen_linalg, gen_image, gen_random, gen_sparse  # noqa: E402,F401
 from . import register as _register  # noqa: E402
 _register._late_names(contrib)
 
+
+def _share_with_class_module():
+    """MXNet defines mx.sym's Python-level functions (zeros, full, maximum, hypot, ...) in
+    symbol/symbol.py, the Symbol class's module: here they are that module's names too,
+    with the helpers MXNet's module imports."""
+    from .. import base, context, semantics
+    from ..attribute import AttrScope
+    from ..ndarray import NDArray
+    from . import symbol as _module
+    names = {n: v for n, v in globals().items() if not n.startswith("_") and callable(v)
+             and getattr(v, "__module__", None) == __name__}
+    names.update({n: globals()[n] for n in ("zeros", "ones", "arange", "eye", "linspace")
+                  if n in globals()})                # (creation: MXNet's are Python there too)
+    names.update(op=op, SymbolBase=Symbol, AttrScope=AttrScope, Executor=Executor,
+                 NDArray=NDArray, Context=context.Context,
+                 current_context=context.current_context, is_np_shape=semantics.is_np_shape,
+                 **{n: getattr(base, n) for n in (
+                     "c_array", "c_array_buf", "c_handle_array", "c_str", "c_str_array",
+                     "check_call", "py_str", "string_types", "integer_types",
+                     "numeric_types")})
+    for n, v in names.items():
+        if not hasattr(_module, n):
+            setattr(_module, n, v)
+
+
+_share_with_class_module()
+
 _from_tape.install()  # autograd.get_symbol

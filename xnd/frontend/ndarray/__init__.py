@@ -350,3 +350,24 @@ sparse._install(sys.modules[__name__])  # its operator names: the functions inst
 # MXNet's generated operator modules: aliases of the functions above (xnd/lowering/op_groups.py)
 from . import op, gen_op, gen__internal, gen_contrib  # noqa: E402,F401
 from . import gen_linalg, gen_image, gen_random, gen_sparse  # noqa: E402,F401
+
+
+def _share_with_class_module():
+    """MXNet defines mx.nd's Python-level functions (array, zeros, add, moveaxis, ...) in
+    ndarray/ndarray.py, the NDArray class's module: here they are that module's names too
+    (`from mxnet.ndarray.ndarray import zeros`), with the helpers MXNet's module imports."""
+    from ... import base
+    from ..runtime import Features
+    from ..util import is_np_array
+    names = {n: v for n, v in globals().items() if not n.startswith("_") and callable(v)
+             and getattr(v, "__module__", None) == __name__}
+    names.update(op=op, NDArrayBase=NDArray, Features=Features, is_np_array=is_np_array,
+                 **{n: getattr(base, n) for n in (
+                     "c_array", "c_array_buf", "c_handle_array", "c_str", "check_call",
+                     "ctypes2buffer", "integer_types", "numeric_types")})
+    for n, v in names.items():
+        if not hasattr(ndarray, n):
+            setattr(ndarray, n, v)
+
+
+_share_with_class_module()

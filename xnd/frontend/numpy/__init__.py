@@ -146,3 +146,10 @@ def __getattr__(name):
 __all__ = sorted(n for n in globals() if not n.startswith("_") and n not in (
     "multiarray", "linalg", "random"))
 del _builtins
+
+# MXNet defines mx.np's functions in numpy/multiarray.py (mx.np re-exports them): the same
+# functions are that module's names here too (`from mxnet.numpy.multiarray import zeros`)
+for _n in __all__:
+    if callable(globals()[_n]) and not hasattr(multiarray, _n):
+        setattr(multiarray, _n, globals()[_n])
+multiarray.row_stack = globals().get("row_stack", multiarray.vstack)
