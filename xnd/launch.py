@@ -171,14 +171,12 @@ def launch(n, cmd, hosts=None, launcher="local", port=None):
                 t.start()
                 threads.append(t)
         status = 0
-        while status == 0 and any(p.poll() is None for p in procs):
-            failed = [p.returncode for p in procs if p.returncode not in (None, 0)]
-            if failed:
-                status = failed[0]
+        while True:
+            codes = [p.poll() for p in procs]     # every one: any() would stop at the first
+            status = next((c for c in codes if c not in (None, 0)), 0)
+            if status or all(c is not None for c in codes):
                 break
             time.sleep(0.05)
-        if status == 0:
-            status = next((p.returncode for p in procs if p.returncode), 0)
         if status:
             rank = next(i for i, p in enumerate(procs) if p.returncode == status)
             sys.stderr.write("xnd launch: rank %d exited with status %d; ending the job\n"
