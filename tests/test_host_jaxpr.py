@@ -358,31 +358,60 @@ def test_dead_code_is_not_evaluated_and_intermediates_are_freed(monkeypatch):
     assert peak < 8 * a.nbytes                  # 60 intermediates of 1 MB kept would be 60 MB
 
 
-def test_host_evaluation_keeps_freed_memory_for_reuse(monkeypatch):
-    assert host_jaxpr._keep_freed_memory() is host_jaxpr.sys.platform.startswith("linux")
-    monkeypatch.setenv("XND_HOST_MALLOC", "0")
-    assert host_jaxpr._keep_freed_memory() is False
+def test_host_evaluation_tunes_malloc_only_when_asked(monkeypatch):
+    """glibc's malloc tuning cannot be undone, so it is opt-in (XND_HOST_MALLOC=1), applied
+    once at the first host evaluation (xnd/lowering/host_state.py)."""
+    from xnd.lowering import host_state
+    calls = []
+    monkeypatch.setattr(host_state, "_keep_freed_memory", lambda: calls.append(1))
+    monkeypatch.setattr(host_state, "_MALLOC_TRIED", [])
+    closed = jax.make_jaxpr(lambda a: a + 1)(np.ones(2, np.float32))
+    monkeypatch.delenv("XND_HOST_MALLOC", raising=False)
+    host_jaxpr.evaluate(closed, [np.ones(2, np.float32)])
+    assert calls == []
+    monkeypatch.setenv("XND_HOST_MALLOC", "1")
+    for _ in range(2):
+        host_jaxpr.evaluate(closed, [np.ones(2, np.float32)])
+    assert calls == [1]
 
 
 def test_host_evaluation_allocates_without_huge_pages():
     """numpy's huge-page advice is off while a jaxpr is evaluated and restored after
-    (host_jaxpr._huge_pages: fresh 2 MB pages made first host steps twice as slow)."""
+    (host_state: fresh 2 MB pages made first host steps twice as slow), BLAS runs on one
+    thread; a program's Python callback (user code) runs under the process's own settings,
+    and its own host evaluations restore them."""
+    from xnd.lowering import host_blas, host_state
     seen = []
+    inner = jax.make_jaxpr(lambda a: a * 2)(np.ones(3, np.float32))
+    rule = host_jaxpr.RULES["mul"]
+
+    def mul(eqn, *xs, **kw):
+        seen.append(("in", host_state.huge_pages(False), host_blas.threads(1)))
+        return rule(eqn, *xs, **kw)
 
     def probe(x):
-        seen.append(host_jaxpr._huge_pages(False))   # (the setting inside; it stays off)
+        seen.append(("callback", host_state.huge_pages(True), host_blas.threads(3)))
+        host_jaxpr.evaluate(inner, [np.asarray(x)])
+        seen.append(("after", host_state.huge_pages(True), host_blas.threads(3)))
         return x
 
-    f = lambda x: jax.pure_callback(probe, jax.ShapeDtypeStruct(x.shape, x.dtype), x) + 1  # noqa: E731
+    f = lambda x: jax.pure_callback(probe, jax.ShapeDtypeStruct(x.shape, x.dtype), x * 2) + 1  # noqa: E731
     x = np.ones(3, np.float32)
-    before = host_jaxpr._huge_pages(True)
+    before = host_state.huge_pages(True)
+    threads = host_blas.threads(3)
+    blas = host_blas.threads(3) == 3                          # numpy has OpenBLAS
     try:
+        host_jaxpr.RULES["mul"] = mul
         out = host_jaxpr.evaluate(jax.make_jaxpr(f)(x), [x])[0]
-        assert host_jaxpr._huge_pages(True) is True           # restored
+        assert host_state.huge_pages(True) is True           # restored
+        assert host_blas.threads(threads) == 3 if blas else True
     finally:
-        host_jaxpr._huge_pages(before)
-    np.testing.assert_array_equal(out, [2, 2, 2])
-    assert seen == [False]
+        host_jaxpr.RULES["mul"] = rule
+        host_state.huge_pages(before)
+    np.testing.assert_array_equal(out, [3, 3, 3])
+    one = 1 if blas else 3
+    assert seen == [("in", False, one), ("callback", True, 3), ("in", False, one),
+                    ("after", True, 3)]
 
 
 def test_pooling_gradient_select_loops_agree_with_xla(monkeypatch):

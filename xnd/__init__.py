@@ -43,14 +43,14 @@ npx = numpy_extension
 __version__ = "1.9.1"  # the MXNet API version xnd implements; scripts compare against it
 xnd_version = "0.1.0"
 
-# The ~130,000 objects that importing xnd, JAX and numpy creates live as long as the
-# process.  Python's full garbage collections walk every tracked object: one fell inside
-# ResNet-18's first training step (its traces allocate tens of thousands of objects) and
-# took 60 ms, a third of it these.  Frozen, the collector skips them for good (import
-# leaves about 20 objects of cyclic garbage, kept with them).  MXNet, in C++, has no such
-# pauses.  XND_GC_FREEZE=0 leaves the collector as it was.
-import gc as _gc
+# Importing xnd changes no process-wide state but JAX's 64-bit mode (tests/test_import_state.py).
+# XND_GC_FREEZE=1 freezes the objects that exist once xnd is imported (gc.freeze): Python's
+# full collections then skip the ~130,000 objects of xnd's, JAX's and numpy's import (one
+# collection inside ResNet-18's first training step took 60 ms, a third of it walking
+# them), but frozen objects are never collected, the script's own included, so it is the
+# application's choice, not the library's (docs/porting.md).
 import os as _os
 
-if _os.environ.get("XND_GC_FREEZE", "1") != "0":
+if _os.environ.get("XND_GC_FREEZE") == "1":
+    import gc as _gc
     _gc.freeze()

@@ -1,7 +1,8 @@
 """numpy's OpenBLAS as the host tier (``host_jaxpr``) uses it: one thread, but for large
 products, which run on ``THREADS``.
 
-A host evaluation runs BLAS on one thread: OpenBLAS's second thread spins for tens of
+A host evaluation runs BLAS on one thread (set around it by ``host_state`` and restored
+after): OpenBLAS's second thread spins for tens of
 milliseconds when the other core is busy (a 144x16 product measured 0.6 ms on one thread,
 8 ms on two under load), which costs small products far more than it saves.  A product of
 at least ``PARALLEL_FLOPS`` (ResNet-18's convolutions: 0.4-1.9 GFLOP each, 20-60 ms on one

@@ -7,9 +7,13 @@ about a second for a small network's training step.  For a program's first calls
 instead trace it (``jax.jit(...).trace``: no compilation) and run its jaxpr here, one numpy
 call per equation, with BLAS doing the convolutions and matrix products.
 
-``evaluate(closed_jaxpr, args)`` runs a jaxpr whose every primitive is in ``RULES``
-(``unsupported`` names the first that is not: such a program compiles as before).  A rule
-follows XLA's definition of its primitive where numpy's differs:
+``evaluate(closed_jaxpr, args)`` runs a jaxpr whose every primitive is in ``RULES`` with
+parameters its table lists (``host_params``; ``unsupported`` names the first primitive,
+parameter or dtype that is not: such a program compiles as before).  A rule that declines
+a value (``Unsupported``) or fails (``RuleError``) makes ``evaluate`` raise, and the caller
+compiles; each is counted in ``FAILURES`` and logged (``xnd.host``).  Every rule is checked
+against XLA by tests/test_host_rules.py.  A rule follows XLA's definition of its primitive
+where numpy's differs:
 
 * integer division and remainder by zero give -1 / the dividend (all ones unsigned), and
   ``INT_MIN / -1`` gives ``INT_MIN``; a float converted to an integer saturates, NaN gives 0;
@@ -33,16 +37,18 @@ Float results can differ from XLA's in the last bits where the order of a sum di
 denormals to zero, numpy keeps them.  The two tiers' numbers therefore agree to float
 tolerance, not bit for bit, like XLA's own optimization levels (docs/porting.md).
 """
-import ctypes
+import logging
 import math
-import os
 import sys
+import threading
 import weakref
 
 import numpy as np
 
 from . import host_blas as _blas
+from . import host_params as _params
 from . import host_random as _rand
+from . import host_state as _state
 from . import host_windows as _win
 
 # dtypes numpy computes as XLA does: bfloat16, float8, complex and int4 programs compile
@@ -53,34 +59,50 @@ _SPECIAL_MAX = 1 << 16   # transcendentals numpy lacks (erf...) run per element 
 
 
 Unsupported = _win.Unsupported   # a rule's parameter value it does not follow: compile
+RuleError = _win.RuleError       # a rule raised something else (a gap in it): compile
 
 
 # ---- elementwise -------------------------------------------------------------------------
-def _unary(f):
-    def rule(eqn, x, **_):
+def _unary(f, accuracy=False):
+    def rule(eqn, x):
         return np.asarray(f(x), dtype=eqn.outvars[0].aval.dtype)
-    return rule
+
+    def rule_accuracy(eqn, x, *, accuracy=None):    # (None only: host_params)
+        return rule(eqn, x)
+    return rule_accuracy if accuracy else rule
 
 
-def _precise(f):
+def _precise(f, accuracy=False):
     """A transcendental of a float16/float32 computed in float64 and rounded once: numpy's
     float32 ``exp`` and friends are SIMD approximations an ulp off (exp(1) = 2.718282, where
     XLA, MXNet and libm give 2.7182817).  (tanh and the logistic, the activations of every
     recurrent cell, stay in float32: XLA approximates them too, and float64 costs 5x.)"""
-    def rule(eqn, *xs, **_):
+    def rule(eqn, *xs):
         dt = eqn.outvars[0].aval.dtype
         if dt in (np.float16, np.float32):
             xs = [x.astype(np.float64) for x in xs]
         return np.asarray(f(*xs), dtype=dt)
-    return rule
+
+    def rule_accuracy(eqn, x, *, accuracy=None):    # (None only: host_params)
+        return rule(eqn, x)
+    return rule_accuracy if accuracy else rule
 
 
 def _binary(f):
-    def rule(eqn, x, y, out_dtype=None, **_):
-        if out_dtype is not None:       # (mul's mixed precision: computed in the result's)
-            x, y = x.astype(out_dtype), y.astype(out_dtype)
+    def rule(eqn, x, y):
         return np.asarray(f(x, y), dtype=eqn.outvars[0].aval.dtype)
     return rule
+
+
+def _mul(eqn, x, y, *, out_dtype=None):
+    if out_dtype is not None:           # (jax 0.7's mixed precision: in the result's dtype)
+        x, y = x.astype(out_dtype), y.astype(out_dtype)
+    return np.asarray(np.multiply(x, y), dtype=eqn.outvars[0].aval.dtype)
+
+
+def _sign(x):
+    """XLA's sign: a zero keeps its sign (numpy's sign(-0.0) is +0.0)."""
+    return np.where(x == 0, x, np.sign(x)) if x.dtype.kind == "f" else np.sign(x)
 
 
 def _is_int(x):
@@ -108,7 +130,7 @@ def _rem(eqn, x, y):
     return np.asarray(np.where(zero, x, r), dtype=x.dtype)
 
 
-def _integer_pow(eqn, x, *, y, **_):
+def _integer_pow(eqn, x, *, y):
     """XLA's expansion: multiplication by squaring, then one reciprocal for y < 0."""
     n, acc = abs(int(y)), None
     while n:
@@ -122,20 +144,20 @@ def _integer_pow(eqn, x, *, y, **_):
     return np.asarray(np.asarray(1, dt) / acc if y < 0 else acc, dtype=dt)
 
 
-def _round(eqn, x, *, rounding_method=0, **_):
+def _round(eqn, x, *, rounding_method):
     if int(rounding_method) == 1:                   # TO_NEAREST_EVEN
         return np.round(x)
     t = np.trunc(x)                                 # AWAY_FROM_ZERO; x - trunc(x) is exact
     return np.asarray(np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t), dtype=x.dtype)
 
 
-def _rsqrt(eqn, x, **_):
+def _rsqrt(eqn, x, *, accuracy=None):
     if x.dtype == np.float64:
         return 1.0 / np.sqrt(x)
     return np.asarray(1.0 / np.sqrt(x.astype(np.float64)), dtype=x.dtype)   # rounded once
 
 
-def _convert(eqn, x, *, new_dtype, **_):
+def _convert(eqn, x, *, new_dtype, weak_type, sharding=None):
     dt = np.dtype(new_dtype)
     if dt == x.dtype:
         return x
@@ -151,7 +173,7 @@ def _convert(eqn, x, *, new_dtype, **_):
         return x.astype(dt)
 
 
-def _bitcast(eqn, x, *, new_dtype, **_):
+def _bitcast(eqn, x, *, new_dtype):
     """Little-endian, as XLA's: a wider type's words split along a new last axis (or joined
     from it)."""
     dt = np.dtype(new_dtype)
@@ -184,7 +206,7 @@ def _math(f):
     """A transcendental numpy lacks, per element through ``math`` (small arrays only)."""
     vf = np.vectorize(lambda v: f(float(v)), otypes=[np.float64])
 
-    def rule(eqn, x, **_):
+    def rule(eqn, x):
         if x.size > _SPECIAL_MAX:
             raise Unsupported("large special function")
         return np.asarray(vf(x) if x.size else x, dtype=x.dtype)
@@ -197,7 +219,7 @@ _ERFINV_LARGE = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
                  0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
 
 
-def _erf_inv(eqn, x, **_):
+def _erf_inv(eqn, x):
     """XLA's erf_inv: Giles' single-precision polynomials in w = -log(1 - x^2) (float32 and
     float16; normal samplers draw through it), refined by Newton steps on math.erf for
     float64 (small arrays, as ``_math``)."""
@@ -255,7 +277,7 @@ def _clamp(eqn, lo, x, hi):
 
 
 # ---- shape and data movement -------------------------------------------------------------
-def _broadcast_in_dim(eqn, x, *dyn, shape, broadcast_dimensions, **_):
+def _broadcast_in_dim(eqn, x, *dyn, shape, broadcast_dimensions, sharding=None):
     if dyn:
         raise Unsupported("dynamic shapes")
     expanded = [1] * len(shape)
@@ -264,7 +286,7 @@ def _broadcast_in_dim(eqn, x, *dyn, shape, broadcast_dimensions, **_):
     return np.broadcast_to(np.reshape(x, expanded), shape)
 
 
-def _reshape(eqn, x, *dyn, new_sizes, dimensions=None, **_):
+def _reshape(eqn, x, *dyn, new_sizes, dimensions, sharding=None):
     if dyn:
         raise Unsupported("dynamic shapes")
     if dimensions is not None:                      # XLA: collapse in this order
@@ -272,7 +294,7 @@ def _reshape(eqn, x, *dyn, new_sizes, dimensions=None, **_):
     return np.reshape(x, new_sizes)
 
 
-def _slice(eqn, x, *, start_indices, limit_indices, strides=None):
+def _slice(eqn, x, *, start_indices, limit_indices, strides):
     strides = strides or (1,) * x.ndim
     return x[tuple(slice(a, b, s) for a, b, s in zip(start_indices, limit_indices, strides))]
 
@@ -301,7 +323,7 @@ def _pad(eqn, x, value, *, padding_config):
     return _win.pad(x, axes, [(lo, hi) for lo, hi, _ in padding_config], value)
 
 
-def _iota(eqn, *dyn, dtype, shape, dimension, **_):
+def _iota(eqn, *dyn, dtype, shape, dimension, sharding=None):
     if dyn:
         raise Unsupported("dynamic shapes")
     r = np.arange(shape[dimension], dtype=dtype)
@@ -318,8 +340,13 @@ def _concatenate(eqn, *xs, dimension):
     return np.concatenate(xs, axis=dimension)
 
 
-def _identity(eqn, *xs, **_):
+def _identity(eqn, *xs):
     return xs[0] if len(xs) == 1 and not eqn.primitive.multiple_results else list(xs)
+
+
+def _sharding_constraint(eqn, x, *, sharding, unconstrained_dims, resource_env=None,
+                         layout=None, context_mesh=None):
+    return x                 # (one device: where the values live, not what they are)
 
 
 # ---- reductions, scans, sorting --------------------------------------------------------------
@@ -333,7 +360,7 @@ def _init(dtype, which):
 
 
 def _reduce(kind):
-    def rule(eqn, x, *, axes, **_):
+    def rule(eqn, x, *, axes, out_sharding=None):
         axes = tuple(axes)
         if kind == "sum":
             if x.dtype in (np.float16, np.float32):   # (numpy sums a non-last axis naively)
@@ -402,6 +429,8 @@ def _cumprod(y, axis):
 
 
 def _sort(eqn, *xs, dimension, is_stable, num_keys):
+    if not is_stable and len(xs) > num_keys:
+        raise Unsupported("an unstable sort of carried operands (XLA's order of ties)")
     keys = [np.moveaxis(k, dimension, -1) for k in xs[:num_keys]]
     order = np.lexsort(keys[::-1], axis=-1) if num_keys > 1 else \
         np.argsort(keys[0], axis=-1, kind="stable")
@@ -426,7 +455,7 @@ def _top_k_selected(y, k):
     return np.take_along_axis(part, o, -1)
 
 
-def _top_k(eqn, x, *dyn, k, axis=-1, **_):
+def _top_k(eqn, x, *dyn, k, axis=-1):
     if dyn:
         raise Unsupported("dynamic k")
     y = np.moveaxis(x, axis, -1)
@@ -441,7 +470,8 @@ def _top_k(eqn, x, *dyn, k, axis=-1, **_):
 
 
 # ---- products ----------------------------------------------------------------------------
-def _dot_general(eqn, x, y, *, dimension_numbers, preferred_element_type=None, **_):
+def _dot_general(eqn, x, y, *, dimension_numbers, precision, preferred_element_type,
+                 out_sharding=None):
     (xc, yc), (xb, yb) = dimension_numbers
     dt = eqn.outvars[0].aval.dtype
     work = _work_dtype(x.dtype, y.dtype, dt)
@@ -474,32 +504,36 @@ def _inner(params):
     raise Unsupported("call without a jaxpr")
 
 
-def _call(eqn, *args, needed=None, **params):
-    j = _inner(params)
+def _call(eqn, *args, needed=None):
+    """Any call primitive (``_CALLS``): its inner jaxpr on ``args``, the results ``needed``
+    only.  (``_run`` calls it with the equation alone: the parameters a call has besides
+    its jaxpr, checked by ``host_params``, place or name it and change no value.)"""
+    j = _inner(eqn.params)
     if hasattr(j, "consts"):
         return _run(j.jaxpr, j.consts, args, needed)
     return _run(j, (), args, needed)
 
 
-def _cond(eqn, index, *ops, branches, **_):
+def _cond(eqn, index, *ops, branches, linear=None):
     i = int(np.clip(int(index), 0, len(branches) - 1))
-    return evaluate(branches[i], ops)
+    return run_closed(branches[i], ops)
 
 
-def _while(eqn, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, **_):
+def _while(eqn, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cc, bc = args[:cond_nconsts], args[cond_nconsts:cond_nconsts + body_nconsts]
     carry = list(args[cond_nconsts + body_nconsts:])
-    while bool(evaluate(cond_jaxpr, list(cc) + carry)[0]):
-        carry = evaluate(body_jaxpr, list(bc) + carry)
+    while bool(run_closed(cond_jaxpr, list(cc) + carry)[0]):
+        carry = run_closed(body_jaxpr, list(bc) + carry)
     return carry
 
 
-def _scan(eqn, *args, jaxpr, length, reverse, num_consts, num_carry, **_):
+def _scan(eqn, *args, jaxpr, length, reverse, num_consts, num_carry, unroll, linear=None,
+          _split_transpose=False):
     consts, carry = list(args[:num_consts]), list(args[num_consts:num_consts + num_carry])
     xs = args[num_consts + num_carry:]
     ys = []
     for i in (range(length - 1, -1, -1) if reverse else range(length)):
-        out = evaluate(jaxpr, consts + carry + [x[i] for x in xs])
+        out = run_closed(jaxpr, consts + carry + [x[i] for x in xs])
         carry, y = out[:num_carry], out[num_carry:]
         ys.append(y)
     if reverse:
@@ -510,28 +544,34 @@ def _scan(eqn, *args, jaxpr, length, reverse, num_consts, num_carry, **_):
     return list(carry) + stacked
 
 
-def _pure_callback(eqn, *args, callback, **_):
-    outs = callback(*args)
+def _pure_callback(eqn, *args, callback, result_avals, sharding, vectorized=None,
+                   vmap_method=None):
+    try:
+        outs = _state.run_outside(callback, *args)
+    except Exception as e:  # noqa: BLE001  (the user's function: XLA's call raises it again)
+        raise Unsupported(f"the callback raised {type(e).__name__}") from e
     return [np.asarray(o, dtype=v.aval.dtype) for o, v in zip(outs, eqn.outvars)]
 
 
 RULES = {
     # arithmetic
-    "neg": _unary(np.negative), "sign": _unary(np.sign), "floor": _unary(np.floor),
+    "neg": _unary(np.negative), "sign": _unary(_sign), "floor": _unary(np.floor),
     "ceil": _unary(np.ceil), "round": _round, "is_finite": _unary(np.isfinite),
-    "exp": _precise(np.exp), "exp2": _precise(np.exp2), "log": _precise(np.log),
-    "log1p": _precise(np.log1p), "expm1": _precise(np.expm1), "tanh": _unary(np.tanh),
-    "logistic": _unary(lambda x: 1 / (1 + np.exp(-x))),
-    "sin": _precise(np.sin), "cos": _precise(np.cos), "tan": _precise(np.tan),
+    "exp": _precise(np.exp, True), "exp2": _precise(np.exp2, True),
+    "log": _precise(np.log, True), "log1p": _precise(np.log1p, True),
+    "expm1": _precise(np.expm1, True), "tanh": _unary(np.tanh, True),
+    "logistic": _unary(lambda x: 1 / (1 + np.exp(-x)), True),
+    "sin": _precise(np.sin, True), "cos": _precise(np.cos, True),
+    "tan": _precise(np.tan, True),
     "asin": _precise(np.arcsin), "acos": _precise(np.arccos), "atan": _precise(np.arctan),
     "sinh": _precise(np.sinh), "cosh": _precise(np.cosh), "asinh": _precise(np.arcsinh),
     "acosh": _precise(np.arccosh), "atanh": _precise(np.arctanh),
-    "sqrt": _unary(np.sqrt), "rsqrt": _rsqrt, "cbrt": _precise(np.cbrt),
+    "sqrt": _unary(np.sqrt, True), "rsqrt": _rsqrt, "cbrt": _precise(np.cbrt, True),
     "abs": _unary(np.abs), "not": _unary(np.invert), "square": _unary(np.square),
     "integer_pow": _integer_pow, "erf": _math(math.erf), "erfc": _math(math.erfc),
     "lgamma": _math(math.lgamma), "erf_inv": _erf_inv,
     "add": _binary(np.add), "add_any": _binary(np.add), "sub": _binary(np.subtract),
-    "mul": _binary(np.multiply), "div": _div, "rem": _rem, "pow": _precise(np.power),
+    "mul": _mul, "div": _div, "rem": _rem, "pow": _precise(np.power),
     "max": _binary(np.maximum), "min": _binary(np.minimum), "atan2": _precise(np.arctan2),
     "nextafter": _binary(np.nextafter),
     "and": _binary(np.bitwise_and), "or": _binary(np.bitwise_or), "xor": _binary(np.bitwise_xor),
@@ -545,15 +585,14 @@ RULES = {
     "broadcast_in_dim": _broadcast_in_dim, "reshape": _reshape,
     "transpose": lambda eqn, x, *, permutation: np.transpose(x, permutation),
     "squeeze": lambda eqn, x, *, dimensions: np.squeeze(x, tuple(dimensions)),
-    "expand_dims": lambda eqn, x, *, dimensions: np.expand_dims(x, tuple(dimensions)),
     "rev": lambda eqn, x, *, dimensions: np.flip(x, tuple(dimensions)) if dimensions else x,
     "slice": _slice, "dynamic_slice": _dynamic_slice,
     "dynamic_update_slice": _dynamic_update_slice, "pad": _pad, "iota": _iota,
     "split": _split, "concatenate": _concatenate,
     "tile": lambda eqn, x, *, reps: np.tile(x, reps),
-    "stack": lambda eqn, *xs, axis, **_: np.stack(xs, axis=axis),
-    "copy": _identity, "copy_p": _identity, "stop_gradient": _identity,
-    "optimization_barrier": _identity, "sharding_constraint": _identity,
+    "stack": lambda eqn, *xs, axis: np.stack(xs, axis=axis),
+    "copy": _identity, "stop_gradient": _identity, "optimization_barrier": _identity,
+    "sharding_constraint": _sharding_constraint,
     # reductions, scans, sorting
     "reduce_sum": _reduce("sum"), "reduce_prod": _reduce("prod"),
     "reduce_max": _reduce("max"), "reduce_min": _reduce("min"),
@@ -565,11 +604,10 @@ RULES = {
     "sort": _sort, "top_k": _top_k,
     # products, windows, indexing, random bits
     "dot_general": _dot_general, **_win.RULES, **_rand.RULES,
-    # calls and control flow
-    "pjit": _call, "jit": _call, "closed_call": _call, "core_call": _call,
-    "custom_jvp_call": _call, "custom_vjp_call": _call, "custom_vjp_call_jaxpr": _call,
-    "remat": _call, "checkpoint": _call, "cond": _cond, "while": _while, "scan": _scan,
-    "pure_callback": _pure_callback,
+    # calls (pjit up to jax 0.4.x, jit after; custom_vjp_call_jaxpr up to 0.4.x) and control flow
+    "pjit": _call, "jit": _call, "closed_call": _call, "custom_jvp_call": _call,
+    "custom_vjp_call": _call, "custom_vjp_call_jaxpr": _call, "remat2": _call,
+    "cond": _cond, "while": _while, "scan": _scan, "pure_callback": _pure_callback,
 }
 _MULTIPLE = {"sort", "top_k", "split", "optimization_barrier"} | _rand.MULTIPLE
 
@@ -643,6 +681,9 @@ def _unsupported(jaxpr, top):
         name = eqn.primitive.name
         if name not in RULES:
             return name
+        bad = _params.rejected(eqn)            # a parameter (value) the rule does not follow
+        if bad:
+            return bad
         for v in eqn.outvars:
             if not _dtype_ok(getattr(v.aval, "dtype", None), True):
                 return f"{name} -> {getattr(v.aval, 'dtype', None)}"
@@ -704,8 +745,8 @@ def _make_schedule(jaxpr, needed):
 
 
 _SCHEDULES = {}   # (id(jaxpr), needed) -> (weak reference to the jaxpr, its schedule)
-_CALLS = frozenset(("pjit", "jit", "closed_call", "core_call", "custom_jvp_call",
-                    "custom_vjp_call", "custom_vjp_call_jaxpr", "remat", "checkpoint"))
+_CALLS = frozenset(("pjit", "jit", "closed_call", "custom_jvp_call", "custom_vjp_call",
+                    "custom_vjp_call_jaxpr", "remat2"))
 
 
 # Primitives whose numpy rule gives XLA:CPU's result bit for bit: correctly rounded IEEE
@@ -746,10 +787,17 @@ def _run(jaxpr, consts, args, needed=None):
             continue
         dead, outs_needed = step
         ins = [_literal(v) if _is_literal(v) else env[v] for v in eqn.invars]
-        if outs_needed is None:
-            out = RULES[eqn.primitive.name](eqn, *ins, **eqn.params)
-        else:
-            out = _call(eqn, *ins, needed=outs_needed, **eqn.params)
+        try:
+            if outs_needed is None:
+                out = RULES[eqn.primitive.name](eqn, *ins, **eqn.params)
+            else:
+                out = _call(eqn, *ins, needed=outs_needed)
+        except Unsupported as e:
+            if e.primitive is None:
+                e.primitive = eqn.primitive.name
+            raise
+        except Exception as e:  # noqa: BLE001  (any other error of a rule: a gap, counted)
+            raise RuleError(f"{type(e).__name__}: {e}", eqn.primitive.name) from e
         if eqn.primitive.multiple_results or eqn.primitive.name in _MULTIPLE:
             for v, o in zip(eqn.outvars, out):
                 env[v] = o
@@ -763,21 +811,52 @@ def _run(jaxpr, consts, args, needed=None):
 
 def evaluate(closed, args):
     """The outputs of ``closed`` (a ClosedJaxpr) on numpy ``args``, as C-contiguous numpy
-    arrays of its output dtypes (``c_order``: ready for ``jax.device_put``), with
-    numpy's BLAS on one thread but for large products (``host_blas``), freed memory kept for reuse
-    (``_keep_freed_memory``) and no transparent huge pages for the arrays it makes
-    (``_huge_pages``)."""
-    old = _blas.threads(1)
-    huge = _huge_pages(False)
-    if not _MALLOC:
-        _MALLOC.append(_keep_freed_memory())
+    arrays of its output dtypes (``c_order``: ready for ``jax.device_put``), under
+    ``host_state``'s settings (numpy's BLAS on one thread but for large products, no
+    transparent huge pages), restored after.  Raises ``Unsupported`` where a rule declines a
+    value or fails (``RuleError``): the caller compiles the program instead; each such
+    failure is counted in ``FAILURES`` and logged (``logging`` name ``xnd.host``)."""
+    _state.enter()
     try:
-        with np.errstate(all="ignore"):
-            outs = _run(closed.jaxpr, closed.consts, [np.asarray(a) for a in args])
-            return [c_order(o, v.aval.dtype) for o, v in zip(outs, closed.jaxpr.outvars)]
+        return run_closed(closed, args)
+    except Unsupported as e:
+        _failed(e)
+        raise
+    except Exception as e:  # noqa: BLE001  (outside any rule: the evaluator's own gap)
+        err = RuleError(f"{type(e).__name__}: {e}", "evaluate")
+        _failed(err)
+        raise err from e
     finally:
-        _blas.threads(old)
-        _huge_pages(huge)
+        _state.leave()
+
+
+def run_closed(closed, args):
+    """``evaluate`` inside a host evaluation (a branch, a loop's body, a PRNG's function)."""
+    with np.errstate(all="ignore"):
+        outs = _run(closed.jaxpr, closed.consts, [np.asarray(a) for a in args])
+        return [c_order(o, v.aval.dtype) for o, v in zip(outs, closed.jaxpr.outvars)]
+
+
+_log = logging.getLogger("xnd.host")
+FAILURES = {}          # "<primitive>: <reason>" -> how many host evaluations it ended
+_FAILURES_LOCK = threading.Lock()
+
+
+def _failed(e):
+    """Count and log a failed host evaluation once (a nested evaluation's failure passes
+    through its callers).  A declined value is routine (debug); a rule's error is a gap in
+    the host tier, logged as a warning the first time."""
+    if getattr(e, "counted", False):
+        return
+    e.counted = True
+    key = f"{e.primitive}: {str(e)[:120]}"
+    with _FAILURES_LOCK:
+        n = FAILURES[key] = FAILURES.get(key, 0) + 1
+    if isinstance(e, RuleError) and n == 1:
+        _log.warning("xnd host tier: the rule for %s failed (%s); the program compiles "
+                     "instead", e.primitive, e)
+    else:
+        _log.debug("xnd host tier declined %s: %s (%d times)", e.primitive, e, n)
 
 
 def c_order(x, dtype):
@@ -786,7 +865,7 @@ def c_order(x, dtype):
     tile of at most ``TILE_BYTES`` at a time, so that both its reads and its writes stay
     in cache: numpy copies a transposed 3x3x512x512 weight an element at a time across
     the whole array, 2-3x slower.  Here, inside ``evaluate``, the copy's fresh memory is
-    the freed intermediates' (``_keep_freed_memory``, no huge pages): copied after
+    the freed intermediates' (no huge pages: ``host_state``): copied after
     ``evaluate``, ResNet-18's transposed weights and gradients took 0.25 s, not 0.1 s."""
     if not isinstance(dtype, np.dtype):     # (a PRNG key: its words, as the rules keep it)
         return x
@@ -812,46 +891,6 @@ def _copy_tiles(dst, src):
     for part in (slice(None, half), slice(half, None)):
         idx = (slice(None),) * axis + (part,)
         _copy_tiles(dst[idx], src[idx])
-
-
-def _huge_pages(enabled):
-    """numpy's advice to Linux that its arrays of 4 MB or more be backed by 2 MB pages
-    (on by default since numpy 1.20; returns the previous setting, None where numpy has no
-    switch).  A host evaluation writes each fresh array once or twice: the kernel then
-    zeroes a whole 2 MB page per fault, which on this project's virtual machines made
-    ResNet-18's first host forward take 2.2 s instead of 1.2 s."""
-    if not _HUGE:
-        core = getattr(np, "_core", None) or getattr(np, "core", None)
-        _HUGE.append(getattr(getattr(core, "multiarray", None), "_set_madvise_hugepage", None))
-    return None if _HUGE[0] is None or enabled is None else _HUGE[0](enabled)
-
-
-_HUGE = []
-
-
-_MALLOC = []
-MALLOC_MMAP_MAX = 32 << 20      # arrays below this come from the heap, not fresh mappings
-MALLOC_KEEP = 256 << 20         # freed heap memory kept for reuse before returning it
-
-
-def _keep_freed_memory():
-    """Tell glibc's malloc to keep freed memory for reuse (once, at the first host
-    evaluation; ``XND_HOST_MALLOC=0`` leaves malloc alone).  A host evaluation allocates
-    and frees an activation-sized array per equation; by default glibc maps arrays over
-    128 KB afresh or returns freed heap to the kernel, and every page is faulted in again
-    on its first write: 43,000 page faults in two 10-layer training steps, a sixth of their
-    time (144 -> 122 ms a step once the memory is kept).  MXNet's CPU storage pools its
-    memory likewise.  Returns whether malloc was tuned."""
-    if os.environ.get("XND_HOST_MALLOC", "1") == "0" or not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):       # musl and other C libraries: left alone
-        return False
-    m_trim_threshold, m_mmap_threshold = -1, -3
-    return bool(mallopt(m_mmap_threshold, MALLOC_MMAP_MAX)) and \
-        bool(mallopt(m_trim_threshold, MALLOC_KEEP))
 
 
 # ---- what a program costs here ----------------------------------------------------------

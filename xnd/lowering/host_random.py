@@ -123,8 +123,8 @@ def _unsupported(why):
     return Unsupported(why)
 
 
-def _impl_of(eqn, params):
-    impl = params.get("impl")
+def _impl_of(eqn, impl):
+    """The PRNG implementation: ``random_seed``'s parameter, else the key's dtype's."""
     if impl is None and eqn.invars:
         impl = getattr(eqn.invars[0].aval.dtype, "_impl", None)
     if impl is None:
@@ -177,42 +177,42 @@ def _by_impl(eqn, impl, what, keys, *rest, static=(), key_ndim=1):
     rest = [np.broadcast_to(np.asarray(r), batch).reshape(-1) for r in rest]
     avals = tuple(jax.ShapeDtypeStruct(a.shape, a.dtype) for a in [flat[0]] + [r[0] for r in rest])
     closed = _traced(impl, what, static, avals)
-    outs = [_JAXPR.evaluate(closed, [k] + [r[i] for r in rest])[0]
+    outs = [_JAXPR.run_closed(closed, [k] + [r[i] for r in rest])[0]
             for i, k in enumerate(flat)]
     if not outs:
         raise _unsupported("an empty batch of keys")
     return np.stack(outs).reshape(batch + outs[0].shape)
 
 
-def _random_seed(eqn, seeds, **params):
-    impl = _impl_of(eqn, params)
+def _random_seed(eqn, seeds, *, impl):
+    impl = _impl_of(eqn, impl)
     if _is_threefry(impl):
         return _seed(seeds)
     seeds = np.asarray(seeds)
     flat = seeds.reshape(-1)
     closed = _traced(impl, "seed", (), (jax.ShapeDtypeStruct((), seeds.dtype),))
-    outs = [_JAXPR.evaluate(closed, [s])[0] for s in flat]
+    outs = [_JAXPR.run_closed(closed, [s])[0] for s in flat]
     return np.stack(outs).reshape(seeds.shape + outs[0].shape)
 
 
-def _random_bits(eqn, keys, *, bit_width, shape, **params):
-    impl = _impl_of(eqn, params)
+def _random_bits(eqn, keys, *, bit_width, shape):
+    impl = _impl_of(eqn, None)
     if _is_threefry(impl):
         return _per_key(keys, lambda k: _bits_one(k, bit_width, tuple(shape)))
     return _by_impl(eqn, impl, "random_bits", keys, static=(bit_width, tuple(shape)),
                     key_ndim=len(impl.key_shape))
 
 
-def _random_split(eqn, keys, *, shape, **params):
-    impl = _impl_of(eqn, params)
+def _random_split(eqn, keys, *, shape):
+    impl = _impl_of(eqn, None)
     if _is_threefry(impl):
         return _per_key(keys, lambda k: _split_one(k, tuple(shape)))
     return _by_impl(eqn, impl, "split", keys, static=(tuple(shape),),
                     key_ndim=len(impl.key_shape))
 
 
-def _random_fold_in(eqn, keys, msgs, **params):
-    impl = _impl_of(eqn, params)
+def _random_fold_in(eqn, keys, msgs):
+    impl = _impl_of(eqn, None)
     if not _is_threefry(impl):
         return _by_impl(eqn, impl, "fold_in", keys, np.asarray(msgs, _U32),
                         key_ndim=len(impl.key_shape))
@@ -223,11 +223,11 @@ def _random_fold_in(eqn, keys, msgs, **params):
     return np.stack([y1, y2], axis=-1)
 
 
-def _threefry2x32_rule(eqn, k1, k2, x1, x2, **_):
+def _threefry2x32_rule(eqn, k1, k2, x1, x2):
     return list(threefry2x32(k1, k2, x1, x2))
 
 
-def _iota_2x32_rule(eqn, *, shape, **_):
+def _iota_2x32_rule(eqn, *, shape):
     return list(_iota_2x32(tuple(shape)))
 
 
@@ -240,7 +240,7 @@ def _bit_generator(length, dtype, algorithm):
                                                    algorithm=algorithm)[1])
 
 
-def _rng_bit_generator(eqn, key, *, shape, dtype, algorithm, **_):
+def _rng_bit_generator(eqn, key, *, shape, dtype, algorithm, out_sharding=None):
     """XLA's generator, compiled once per bucketed length: a shorter draw is the first
     elements of a longer one.  Its new state (which depends on the length) is refused."""
     state = eqn.outvars[0]
@@ -252,14 +252,14 @@ def _rng_bit_generator(eqn, key, *, shape, dtype, algorithm, **_):
     return [np.asarray(key), bits[:n].reshape(shape)]
 
 
-def _wrap(eqn, x, **params):
+def _wrap(eqn, x, *, impl):
     return np.asarray(x, _U32)
 
 
 RULES = {
     "random_seed": _random_seed, "random_bits": _random_bits, "random_split": _random_split,
     "random_fold_in": _random_fold_in, "random_wrap": _wrap,
-    "random_unwrap": lambda eqn, k, **_: np.asarray(k, _U32),
+    "random_unwrap": lambda eqn, k: np.asarray(k, _U32),
     "threefry2x32": _threefry2x32_rule, "iota_2x32_shape": _iota_2x32_rule,
 }
 RULES["rng_bit_generator"] = _rng_bit_generator

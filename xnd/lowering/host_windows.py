@@ -11,7 +11,19 @@ from . import host_blas as _blas
 
 
 class Unsupported(Exception):
-    """Raised by a rule for a parameter value it does not follow: the program compiles."""
+    """Raised by a rule for a parameter value it does not follow: the program compiles.
+    ``primitive``: the equation's (set by ``host_jaxpr._run``)."""
+
+    primitive = None
+
+    def __init__(self, why, primitive=None):
+        super().__init__(why)
+        self.primitive = primitive
+
+
+class RuleError(Unsupported):
+    """A rule raised another error (a gap in it): the program compiles, and the failure is
+    counted and logged as a warning (``host_jaxpr.FAILURES``)."""
 
 
 def dilate(x, axes, factors, fill):
@@ -86,7 +98,8 @@ def _scratch_copy(src, shape):
     return out.reshape(shape)
 
 def _conv(eqn, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
-          dimension_numbers, feature_group_count, batch_group_count, **_):
+          dimension_numbers, feature_group_count, batch_group_count, precision,
+          preferred_element_type, out_sharding=None):
     """Channels last: the windows of (N, spatial..., C) copied once into rows of
     (kernel..., C) (im2col), times the kernel as (kernel..., I) x O, per group."""
     ls, rs, os_ = dimension_numbers
@@ -244,8 +257,8 @@ def _reduce_window(which):
     gradient then costs 64 additions per element, not 1,024."""
     f = {"sum": np.sum, "max": np.max, "min": np.min}[which]
 
-    def rule(eqn, x, *, window_dimensions, window_strides, padding, base_dilation=None,
-             window_dilation=None):
+    def rule(eqn, x, *, window_dimensions, window_strides, padding, base_dilation,
+             window_dilation):
         fill = _fill(x.dtype, which)
         out = _prep(x, window_dimensions, padding, base_dilation, fill)
         dil = window_dilation or (1,) * x.ndim
@@ -373,8 +386,8 @@ def _starts(operand_shape, idx, start_map, obatch, ibatch, sizes):
     return starts, ok
 
 
-def _gather(eqn, operand, indices, *, dimension_numbers, slice_sizes, mode, fill_value=None,
-            **_):
+def _gather(eqn, operand, indices, *, dimension_numbers, slice_sizes, mode, fill_value,
+            indices_are_sorted, unique_indices):
     dn = dimension_numbers
     obatch = tuple(getattr(dn, "operand_batching_dims", ()))
     ibatch = tuple(getattr(dn, "start_indices_batching_dims", ()))
@@ -421,8 +434,8 @@ def _fill_value(dtype, fill_value):
 
 
 def _scatter(combine):
-    def rule(eqn, operand, indices, updates, *, dimension_numbers, mode, update_jaxpr=None,
-             **_):
+    def rule(eqn, operand, indices, updates, *, dimension_numbers, mode, update_jaxpr,
+             update_consts, indices_are_sorted, unique_indices):
         dn = dimension_numbers
         obatch = tuple(getattr(dn, "operand_batching_dims", ()))
         ibatch = tuple(getattr(dn, "scatter_indices_batching_dims", ()))
@@ -474,12 +487,8 @@ RULES = {
     "select_and_gather_add": _select_and_gather_add,
     "gather": _gather,
     "scatter-add": _scatter(lambda o, s, v: np.add.at(o, s, v)),
-    "scatter_add": _scatter(lambda o, s, v: np.add.at(o, s, v)),
     "scatter-mul": _scatter(lambda o, s, v: np.multiply.at(o, s, v)),
-    "scatter_mul": _scatter(lambda o, s, v: np.multiply.at(o, s, v)),
     "scatter-min": _scatter(lambda o, s, v: np.minimum.at(o, s, v)),
-    "scatter_min": _scatter(lambda o, s, v: np.minimum.at(o, s, v)),
     "scatter-max": _scatter(lambda o, s, v: np.maximum.at(o, s, v)),
-    "scatter_max": _scatter(lambda o, s, v: np.maximum.at(o, s, v)),
     "scatter": _scatter(_scatter_set),
 }
