@@ -2,6 +2,8 @@
 import threading
 
 from .base import _ClassPropertyMetaClass, thread_current
+# names MXNet's module holds by importing them (its users import them from here)
+from .base import classproperty, string_types, with_metaclass  # noqa: E402,F401
 
 
 class AttrScope(metaclass=_ClassPropertyMetaClass):

@@ -10,6 +10,8 @@ import threading
 import jax
 
 from .base import MXNetError, _ClassPropertyMetaClass, classproperty
+# names MXNet's module holds by importing them (its users import them from here)
+from .base import check_call, with_metaclass  # noqa: E402,F401
 
 _DEVTYPE2STR = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
 _DEVSTR2TYPE = {v: k for k, v in _DEVTYPE2STR.items()}

@@ -24,6 +24,8 @@ import logging
 import os
 import threading
 import time
+# names MXNet's module holds by importing them (its users import them from here)
+from .base import check_call  # noqa: E402,F401
 
 __all__ = ["set_bulk_size", "bulk", "NAIVE", "ENGINE_TYPE", "sync", "configure"]
 

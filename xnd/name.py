@@ -7,6 +7,8 @@ inside the current manager; ``with NameManager():`` starts fresh counters,
 import threading
 
 from .base import _ClassPropertyMetaClass, thread_current
+# names MXNet's module holds by importing them (its users import them from here)
+from .base import classproperty, with_metaclass  # noqa: E402,F401
 
 
 class NameManager(metaclass=_ClassPropertyMetaClass):

@@ -11,6 +11,9 @@ from ..base import MXNetError
 from ..ndarray import STATE, GradReqError, NDArray
 from . import engine, tape
 from .function import Function
+# names MXNet's module holds by importing them (its users import them from here)
+from ..base import (c_array, c_array_buf, c_handle_array, check_call,  # noqa: E402,F401
+                    string_types)
 
 # MXNet's module has no __all__: `from mxnet.autograd import *` also hands over NDArray,
 # which test suites and scripts then use

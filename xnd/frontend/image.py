@@ -27,6 +27,10 @@ import numpy as np
 
 from ..base import MXNetError
 from ..ndarray import NDArray
+# names MXNet's module holds by importing them (its users import them from here)
+from ..base import numeric_types  # noqa: E402,F401
+from .util import is_np_array  # noqa: E402,F401
+from . import ndarray as nd  # noqa: E402,F401
 
 __all__ = ["imread", "imdecode", "imresize", "scale_down", "resize_short", "fixed_crop",
            "random_crop", "center_crop", "color_normalize", "random_size_crop", "imrotate",

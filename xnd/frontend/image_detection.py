@@ -22,6 +22,10 @@ from .image_aug import (Augmenter, CastAug, ColorJitterAug, ColorNormalizeAug, F
                         HueJitterAug, ImageIter, LightingAug, RandomGrayAug, RandomOrderAug,
                         ResizeAug)
 from .io import DataBatch, DataDesc
+# names MXNet's module holds by importing them (its users import them from here)
+from ..base import numeric_types  # noqa: E402,F401
+from .util import is_np_array  # noqa: E402,F401
+from . import io  # noqa: E402,F401
 
 __all__ = ["DetAugmenter", "DetBorrowAug", "DetRandomSelectAug", "DetHorizontalFlipAug",
            "DetRandomCropAug", "DetRandomPadAug", "CreateMultiRandCropAugmenter",

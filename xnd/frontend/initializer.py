@@ -26,6 +26,12 @@ from ..ndarray import NDArray
 from . import ndarray as nd
 from . import random as _random
 from . import registry as _registry
+# names MXNet's module holds by importing them (its users import them from here)
+from ..base import string_types  # noqa: E402,F401
+from .util import is_np_array  # noqa: E402,F401
+from . import ndarray  # noqa: E402,F401
+from . import random  # noqa: E402,F401
+from . import registry  # noqa: E402,F401
 
 __all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Load", "Mixed", "Zero",
            "One", "Constant", "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu",

@@ -15,6 +15,16 @@ from collections import namedtuple
 
 from ..context import cpu
 from . import ndarray as nd
+# names MXNet's module holds by importing them (its users import them from here)
+from ..context import Context  # noqa: E402,F401
+from .initializer import Uniform  # noqa: E402,F401
+from .io import DataDesc  # noqa: E402,F401
+from .optimizer import get_updater  # noqa: E402,F401
+from . import io  # noqa: E402,F401
+from . import kvstore as kvs  # noqa: E402,F401
+from . import metric  # noqa: E402,F401
+from . import optimizer as opt  # noqa: E402,F401
+from .. import symbol as sym  # noqa: E402,F401
 
 __all__ = ["BatchEndParam", "save_checkpoint", "load_params", "load_checkpoint", "FeedForward"]
 

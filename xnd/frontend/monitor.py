@@ -19,6 +19,9 @@ from math import sqrt
 
 from ..ndarray import NDArray
 from . import ndarray as nd
+# names MXNet's module holds by importing them (its users import them from here)
+from ..base import py_str  # noqa: E402,F401
+from . import ndarray  # noqa: E402,F401
 
 __all__ = ["Monitor"]
 

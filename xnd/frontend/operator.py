@@ -33,6 +33,8 @@ from ..base import MXNetError
 from ..context import current_context
 from ..lowering import custom as _custom
 from ..serialization import DTYPE_CODES
+# names MXNet's module holds by importing them (its users import them from here)
+from .util import is_np_array  # noqa: E402,F401
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators",
            "get_operator_arguments", "OperatorArguments",

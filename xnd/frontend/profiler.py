@@ -36,6 +36,8 @@ import os
 import warnings
 
 from .. import engine as _engine
+# names MXNet's module holds by importing them (its users import them from here)
+from ..base import c_str, c_str_array, check_call, py_str  # noqa: E402,F401
 
 __all__ = ["set_config", "profiler_set_config", "set_state", "profiler_set_state", "dump",
            "dump_profile", "dumps", "pause", "resume", "Domain", "Task", "Frame", "Event",

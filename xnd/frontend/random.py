@@ -13,6 +13,9 @@ from ..ndarray import NDArray, invoke
 from ..base import MXNetError
 from ..lowering import registry
 from ..lowering.attrs import Shape
+# names MXNet's module holds by importing them (its users import them from here)
+from ..base import check_call, integer_types, numeric_types  # noqa: E402,F401
+from ..context import Context, current_context  # noqa: E402,F401
 
 _state = _rng._state  # the same dict: tests and tools read (seed, counter) here
 next_key = _rng.next_key

@@ -30,6 +30,8 @@ from collections import namedtuple
 import numpy as np
 
 from ..base import MXNetError
+# names MXNet's module holds by importing them (its users import them from here)
+from ..base import c_str, check_call  # noqa: E402,F401
 
 __all__ = ["MXRecordIO", "MXIndexedRecordIO", "IRHeader", "pack", "unpack", "pack_img",
            "unpack_img"]

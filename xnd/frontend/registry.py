@@ -13,6 +13,8 @@ registered names in it).
 """
 import json
 import warnings
+# names MXNet's module holds by importing them (its users import them from here)
+from ..base import string_types  # noqa: E402,F401
 
 __all__ = ["add", "register_class", "table", "get_registry", "get_register_func", "get_alias_func",
            "get_create_func"]

@@ -19,6 +19,8 @@ import collections
 import functools
 
 from .util import _readonly
+# names MXNet's module holds by importing them (its users import them from here)
+from ..base import check_call  # noqa: E402,F401
 
 __all__ = ["Feature", "feature_list", "Features"]
 

@@ -22,6 +22,8 @@ import os
 from ..base import MXNetError
 from ..semantics import flag as _flag, is_np_array, is_np_shape, set_flag as _set
 from ..semantics import set_global as _set_global
+# names MXNet's module holds by importing them (its users import them from here)
+from ..base import c_str, check_call, py_str  # noqa: E402,F401
 
 
 def _readonly(attr, doc=None):

@@ -4,6 +4,10 @@ short name as a symbol function (``mx.sym.contrib.box_nms(data, ...)`` makes a
 from ..lowering import registry as _registry
 from .control_flow import foreach  # noqa: F401  (mx.sym.contrib.foreach)
 from .register import _symbol_function
+# names MXNet's module holds by importing them (its users import them from here)
+from ..attribute import AttrScope  # noqa: E402,F401
+from .symbol import Symbol  # noqa: E402,F401
+from ..base import check_call  # noqa: E402,F401
 
 _PREFIX = "_contrib_"
 

@@ -10,6 +10,10 @@ import functools
 from ... import autograd as _ag
 from ...ndarray import NDArray
 from .. import ndarray as nd
+# names MXNet's module holds by importing them (its users import them from here)
+from ...base import (c_array, c_array_buf, c_handle_array, check_call,  # noqa: E402,F401
+                     string_types)
+from ..ndarray import zeros_like  # noqa: E402,F401
 
 __all__ = ["set_is_training", "TrainingStateScope", "train_section", "test_section",
            "mark_variables", "backward", "compute_gradient", "grad_and_loss", "grad"]

@@ -5,6 +5,15 @@ XLA has neither, so every entry point raises MXNetError.  Train and export in fl
 bfloat16/float16 with ``mx.contrib.amp``) and quantize the ONNX export
 (``mx.onnx.export_model``) with onnxruntime's quantization tools instead."""
 from ._unavailable import install
+# names MXNet's module holds by importing them (its users import them from here)
+from ...base import c_array, c_str, c_str_array, check_call, py_str  # noqa: E402,F401
+from ...context import Context, cpu  # noqa: E402,F401
+from ...ndarray import NDArray  # noqa: E402,F401
+from ...symbol import Symbol, load as sym_load  # noqa: E402,F401
+from ..io import DataBatch, DataDesc, DataIter  # noqa: E402,F401
+from ..module import Module  # noqa: E402,F401
+from ..ndarray import load as nd_load, save as nd_save  # noqa: E402,F401
+from .. import ndarray  # noqa: E402,F401
 
 _NAMES = ("quantize_model", "quantize_model_mkldnn", "quantize_graph", "calib_graph",
           "quantize_net", "quantize_net_v2", "combine_histogram")

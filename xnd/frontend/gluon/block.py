@@ -26,6 +26,12 @@ from .parameter import (Constant, DeferredInitializationError, Parameter,  # noq
 from .utils import (HookHandle, _brief_print_list, _check_all_np_ndarrays,
                     _check_same_symbol_type, _flatten, _indent, _regroup,
                     shape_is_known)
+# names MXNet's module holds by importing them (its users import them from here)
+from ...symbol import Symbol, load_json  # noqa: E402,F401
+from ..util import is_np_array, np_array, np_shape  # noqa: E402,F401
+from .. import initializer  # noqa: E402,F401
+from .. import ndarray  # noqa: E402,F401
+from ... import symbol  # noqa: E402,F401
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 _BUILDING = threading.RLock()  # a hybridized block's graph and program are made once

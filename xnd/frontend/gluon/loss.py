@@ -6,6 +6,10 @@ import numbers
 import numpy as np
 
 from .block import HybridBlock
+# names MXNet's module holds by importing them (its users import them from here)
+from ...base import numeric_types  # noqa: E402,F401
+from ..util import is_np_array  # noqa: E402,F401
+from .. import ndarray  # noqa: E402,F401
 
 __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
            "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "KLDivLoss", "CTCLoss", "HuberLoss",

@@ -17,6 +17,13 @@ from ...base import MXNetError
 from ...context import Context, cpu, current_context
 from ...ndarray import NDArray, _wrap, copy_buffer
 from .utils import _brief_print_list, _indent, shape_is_known
+# names MXNet's module holds by importing them (its users import them from here)
+from ..util import is_np_array, is_np_shape  # noqa: E402,F401
+from .. import initializer  # noqa: E402,F401
+from .. import ndarray  # noqa: E402,F401
+from ... import autograd  # noqa: E402,F401
+from ... import context  # noqa: E402,F401
+from ... import symbol  # noqa: E402,F401
 
 __all__ = ["DeferredInitializationError", "Parameter", "Constant", "ParameterDict",
            "tensor_types"]

@@ -30,6 +30,8 @@ from ...base import MXNetError
 
 from ...ndarray import _RECENT, NDArray, _exclusive, _flush_pending
 from .parameter import Parameter, ParameterDict
+# names MXNet's module holds by importing them (its users import them from here)
+from ..kvstore import KVStore  # noqa: E402,F401
 
 __all__ = ["Trainer"]
 

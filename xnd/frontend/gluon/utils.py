@@ -14,6 +14,9 @@ import numpy as np
 from ... import _nest
 from ...base import MXNetError
 from ...ndarray import NDArray
+# names MXNet's module holds by importing them (its users import them from here)
+from ..util import is_np_array, is_np_shape  # noqa: E402,F401
+from .. import ndarray  # noqa: E402,F401
 
 __all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "download",
            "HookHandle", "shape_is_known", "replace_file"]

@@ -19,6 +19,10 @@ from ...lowering import xla_options
 from ...ndarray import _wrap
 from .. import ndarray as nd
 from .utils import _init_data
+# names MXNet's module holds by importing them (its users import them from here)
+from ...base import c_str_array, check_call, py_str  # noqa: E402,F401
+from ...ndarray import NDArray  # noqa: E402,F401
+from ..ndarray import array, concat, tile  # noqa: E402,F401
 
 __all__ = ["DataDesc", "DataBatch", "DataIter", "NDArrayIter", "ResizeIter", "PrefetchingIter",
            "MXDataIter"]

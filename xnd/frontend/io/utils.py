@@ -6,6 +6,9 @@ import numpy as np
 
 from ...ndarray import NDArray
 from .. import ndarray as nd
+# names MXNet's module holds by importing them (its users import them from here)
+from ..ndarray import array  # noqa: E402,F401
+from ..ndarray.sparse import array as sparse_array  # noqa: E402,F401
 
 
 def _init_data(data, allow_empty, default_name):

@@ -25,6 +25,8 @@ from ._classification import F1, MCC, PCC, Accuracy, Perplexity, TopKAccuracy
 from ._classification import _acc_argmax_impl, _acc_same_impl  # noqa: F401 (the fit loop)
 from ._regression import (MAE, MSE, RMSE, Caffe, CrossEntropy, Loss, NegativeLogLikelihood,
                           PearsonCorrelation, Torch)
+# names MXNet's module holds by importing them (its users import them from here)
+from ...base import string_types  # noqa: E402,F401
 
 __all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "MCC",
            "Perplexity", "MAE", "MSE", "RMSE", "CrossEntropy", "NegativeLogLikelihood",

@@ -21,6 +21,11 @@ from .. import metric as _metric
 from .. import ndarray as nd
 from ..io import DataBatch, DataDesc, DataIter
 from ..model import BatchEndParam, _params_dict, _split_params
+# names MXNet's module holds by importing them (its users import them from here)
+from ...context import cpu  # noqa: E402,F401
+from ..initializer import Uniform  # noqa: E402,F401
+from .. import metric  # noqa: E402,F401
+from .. import ndarray  # noqa: E402,F401
 
 __all__ = ["BaseModule"]
 

@@ -22,6 +22,9 @@ from ..model import load_params
 from .base_module import (_NEED_INIT, _NEED_INPUT_GRAD, _NEED_OPT, BaseModule, _assert, _field,
                           _input_names)
 from .module import Module
+# names MXNet's module holds by importing them (its users import them from here)
+from ..initializer import Uniform  # noqa: E402,F401
+from ... import symbol as sym  # noqa: E402,F401
 
 __all__ = ["BucketingModule"]
 

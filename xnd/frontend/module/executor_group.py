@@ -37,6 +37,8 @@ from ...symbol.executor import BoundArrays, graph_function
 from .. import ndarray as nd
 from .base_module import _assert, _fields
 from ._programs import _Layout, _Programs, _take
+# names MXNet's module holds by importing them (its users import them from here)
+from ..io import DataDesc  # noqa: E402,F401
 
 __all__ = ["DataParallelExecutorGroup"]
 

@@ -91,6 +91,10 @@ from .executor_group import (DataParallelExecutorGroup, _batch_axis, _copy_into,
                              _write_ones, _write_outs)
 from ._optimizer_step import OptimizerStep
 from ._programs import _Devices, _zero_key
+# names MXNet's module holds by importing them (its users import them from here)
+from ..initializer import InitDesc, Uniform  # noqa: E402,F401
+from ..ndarray import zeros  # noqa: E402,F401
+from .. import optimizer as opt  # noqa: E402,F401
 
 __all__ = ["Module"]
 

@@ -5,6 +5,8 @@ import logging
 from .. import initializer as _init
 from .. import ndarray as nd
 from .base_module import BaseModule, _abstract_method, _assert, _field
+# names MXNet's module holds by importing them (its users import them from here)
+from ..initializer import Uniform  # noqa: E402,F401
 
 __all__ = ["PythonModule", "PythonLossModule"]
 

@@ -5,6 +5,8 @@ import logging
 
 from .. import initializer as _init
 from .base_module import _NEED_INIT, _NEED_INPUT_GRAD, _NEED_OPT, BaseModule, _assert, _field
+# names MXNet's module holds by importing them (its users import them from here)
+from ..initializer import Uniform  # noqa: E402,F401
 
 __all__ = ["SequentialModule"]
 

@@ -9,6 +9,8 @@ from ...lowering import registry as _registry
 from ...ndarray import NDArray as _NDArray, invoke as _invoke
 from ...op_function import op_function as _op_function
 from ._sync_batchnorm import SyncBatchNorm  # noqa: F401  (waits for the other devices)
+# names MXNet's module holds by importing them (its users import them from here)
+from ...context import current_context  # noqa: E402,F401
 
 _PREFIX = "_contrib_"
 

@@ -12,6 +12,10 @@ import numpy as _np
 
 from ...base import MXNetError
 from ...ndarray import NDArray
+# names MXNet's module holds by importing them (its users import them from here)
+from ...base import (NotSupportedForSparseNDArray, c_array_buf, check_call,  # noqa: E402,F401
+                     integer_types, numeric_types)
+from ...context import Context, current_context  # noqa: E402,F401
 
 _nd = None  # the mx.nd namespace; its __init__ (which imports this module) calls _install
 

@@ -17,6 +17,10 @@ import numbers
 import numpy as onp
 
 import importlib
+# names MXNet's module holds by importing them (its users import them from here)
+from ...base import (c_array, c_array_buf, check_call, integer_types,  # noqa: E402,F401
+                     numeric_types)
+from ..util import set_module  # noqa: E402,F401
 
 _core = importlib.import_module("xnd.ndarray")  # the core module (xnd.ndarray is mx.nd)
 from ... import _transfer

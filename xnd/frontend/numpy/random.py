@@ -9,6 +9,9 @@ from ...lowering import numpy_random as _lnr
 from ...lowering import registry
 from .. import random as _random
 from .multiarray import _ctx_of, call, ndarray
+# names MXNet's module holds by importing them (its users import them from here)
+from ...context import current_context  # noqa: E402,F401
+from ...ndarray import NDArray  # noqa: E402,F401
 
 
 def seed(seed, ctx="all"):

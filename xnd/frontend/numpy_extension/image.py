@@ -4,6 +4,12 @@ operators under their short names (``to_tensor``, ``normalize``, ``resize``, ...
 functions as mx.nd.image: on mx.np.ndarrays they return mx.np.ndarrays."""
 from .. import image as _image
 from ..ndarray import image as _nd_image
+# names MXNet's module holds by importing them (its users import them from here)
+from ...base import numeric_types  # noqa: E402,F401
+from ..util import is_np_array  # noqa: E402,F401
+from .. import image  # noqa: E402,F401
+from .. import ndarray as nd  # noqa: E402,F401
+from .. import recordio  # noqa: E402,F401
 
 
 def _public(module):

@@ -2,6 +2,8 @@
 ``uniform_n``) and the random-state switch."""
 from .. import random as _random
 from ..numpy.random import _sampler
+# names MXNet's module holds by importing them (its users import them from here)
+from ...context import current_context  # noqa: E402,F401
 
 _bernoulli = _sampler("bernoulli")
 normal_n = _sampler("normal_n")

@@ -4,6 +4,9 @@ import jax.numpy as jnp
 
 from ._adaptive import _SquaredHistory
 from ._base import register
+# names MXNet's module holds by importing them (its users import them from here)
+from ...ndarray import NDArray  # noqa: E402,F401
+from ..ndarray import zeros  # noqa: E402,F401
 
 __all__ = ["GroupAdaGrad"]
 

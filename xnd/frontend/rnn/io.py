@@ -15,6 +15,8 @@ import numpy as np
 
 from .. import ndarray as nd
 from ..io import DataBatch, DataDesc, DataIter
+# names MXNet's module holds by importing them (its users import them from here)
+from .. import ndarray  # noqa: E402,F401
 
 __all__ = ["encode_sentences", "BucketSentenceIter"]
 

@@ -22,6 +22,9 @@ from ... import symbol
 from .. import initializer as init
 from ..gluon.rnn.rnn_cell import (check_unmodified, check_zoneout_base, zoneout_output,
                                   zoneout_states)
+# names MXNet's module holds by importing them (its users import them from here)
+from ...base import numeric_types, string_types  # noqa: E402,F401
+from .. import ndarray  # noqa: E402,F401
 
 __all__ = ["RNNParams", "BaseRNNCell", "RNNCell", "LSTMCell", "GRUCell", "FusedRNNCell",
            "SequentialRNNCell", "DropoutCell", "ModifierCell", "ZoneoutCell", "ResidualCell",

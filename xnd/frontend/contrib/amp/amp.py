@@ -35,6 +35,12 @@ from ... import ndarray as _nd
 from ... import optimizer as _opt
 from . import lists
 from .loss_scaler import LossScaler
+# names MXNet's module holds by importing them (its users import them from here)
+from ....base import c_array_buf, c_str_array, check_call  # noqa: E402,F401
+from ...module import BucketingModule  # noqa: E402,F401
+from ... import ndarray  # noqa: E402,F401
+from ... import optimizer as opt  # noqa: E402,F401
+from .... import symbol  # noqa: E402,F401
 
 __all__ = ["init", "init_trainer", "scale_loss", "unscale", "convert_model",
            "convert_hybrid_block", "convert_symbol", "convert_bucketing_module",

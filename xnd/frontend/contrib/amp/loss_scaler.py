@@ -8,6 +8,10 @@ import logging
 
 import jax
 import jax.numpy as jnp
+# names MXNet's module holds by importing them (its users import them from here)
+from ...ndarray import multi_all_finite  # noqa: E402,F401
+from ... import ndarray as nd  # noqa: E402,F401
+from .... import autograd as ag  # noqa: E402,F401
 
 __all__ = ["LossScaler"]
 

@@ -21,6 +21,9 @@ from ... import ndarray as nd
 from ...util import _readonly
 from . import _constants as C
 from . import vocab
+# names MXNet's module holds by importing them (its users import them from here)
+from ...util import is_np_array  # noqa: E402,F401
+from ... import registry  # noqa: E402,F401
 
 __all__ = ["register", "create", "get_pretrained_file_names", "GloVe", "FastText",
            "CustomEmbedding", "CompositeEmbedding"]

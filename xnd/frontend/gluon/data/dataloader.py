@@ -76,6 +76,10 @@ from ._loader_pool import _MultiWorkerIter, _ProcessPool, _ThreadPool
 from ._loader_workers import (_PROCESS_REMEDY, DataLoaderFallbackWarning,  # noqa: F401
                               UnpicklableDatasetError, _fallback_message, _process_hazard,
                               _warn_once, _worker_payload)
+# names MXNet's module holds by importing them (its users import them from here)
+from ...util import is_np_array, is_np_shape, set_np  # noqa: E402,F401
+from ... import ndarray as nd  # noqa: E402,F401
+from .... import context  # noqa: E402,F401
 
 __all__ = ["DataLoader", "DataLoaderFallbackWarning", "default_batchify_fn",
            "default_mp_batchify_fn"]

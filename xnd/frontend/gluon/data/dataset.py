@@ -5,6 +5,9 @@ import numpy as np
 
 from .... import _dataloader_worker as _w
 from ....ndarray import NDArray
+# names MXNet's module holds by importing them (its users import them from here)
+from ... import ndarray  # noqa: E402,F401
+from ... import recordio  # noqa: E402,F401
 
 __all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "RecordFileDataset"]
 

@@ -4,6 +4,9 @@ import os
 
 from ....base import MXNetError
 from ..utils import check_sha1
+# names MXNet's module holds by importing them (its users import them from here)
+from ..utils import download, replace_file  # noqa: E402,F401
+from .... import base  # noqa: E402,F401
 
 # MXNet 1.9.1's published checksums of the model-zoo parameter files (name -> sha1)
 _model_sha1 = {

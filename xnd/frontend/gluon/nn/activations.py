@@ -1,6 +1,9 @@
 """mx.gluon.nn.activations: the activation layers (Activation, LeakyReLU, PReLU, ELU, SELU,
 Swish, GELU)."""
 from ..block import HybridBlock
+# names MXNet's module holds by importing them (its users import them from here)
+from ...util import is_np_array  # noqa: E402,F401
+from ... import initializer  # noqa: E402,F401
 
 __all__ = ["Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "Swish", "GELU"]
 

@@ -8,6 +8,8 @@ from .... import context
 from ..block import Block, HybridBlock
 from ..utils import _indent
 from .activations import Activation
+# names MXNet's module holds by importing them (its users import them from here)
+from ...util import is_np_array  # noqa: E402,F401
 
 __all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "Embedding", "BatchNorm",
            "BatchNormReLU", "SyncBatchNorm", "InstanceNorm", "LayerNorm", "GroupNorm", "Flatten",

@@ -3,6 +3,10 @@ import numbers
 
 from ..block import HybridBlock
 from .activations import Activation
+# names MXNet's module holds by importing them (its users import them from here)
+from ....base import numeric_types  # noqa: E402,F401
+from ...util import is_np_array  # noqa: E402,F401
+from .... import symbol  # noqa: E402,F401
 
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose",
            "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",

@@ -7,6 +7,10 @@ from ....ndarray import NDArray
 from ..block import Block, HybridBlock
 from ..nn.activations import LeakyReLU
 from ..utils import _indent
+# names MXNet's module holds by importing them (its users import them from here)
+from ....base import numeric_types, string_types  # noqa: E402,F401
+from ... import ndarray  # noqa: E402,F401
+from .... import symbol  # noqa: E402,F401
 
 __all__ = ["RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell",
            "SequentialRNNCell", "HybridSequentialRNNCell", "DropoutCell", "ModifierCell",

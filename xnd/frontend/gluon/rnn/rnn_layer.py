@@ -4,6 +4,10 @@ import re
 
 from ....ndarray import NDArray
 from ..block import HybridBlock
+# names MXNet's module holds by importing them (its users import them from here)
+from ...util import is_np_array  # noqa: E402,F401
+from ... import ndarray  # noqa: E402,F401
+from .... import symbol  # noqa: E402,F401
 
 __all__ = ["RNN", "LSTM", "GRU"]
 

@@ -6,6 +6,8 @@ creation order are MXNet's."""
 from .....base import numeric_types
 from ...block import HybridBlock
 from ...nn.activations import Activation
+# names MXNet's module holds by importing them (its users import them from here)
+from ..... import symbol  # noqa: E402,F401
 
 
 def _tuple(v, n):

@@ -18,6 +18,9 @@ from ...data.dataset import Dataset
 from .... import ndarray as _nd
 from ....test_utils import DownloadError
 from ....util import _readonly
+# names MXNet's module holds by importing them (its users import them from here)
+from ...utils import check_sha1, download  # noqa: E402,F401
+from .... import ndarray as nd  # noqa: E402,F401
 
 EOS_TOKEN = "<eos>"
 

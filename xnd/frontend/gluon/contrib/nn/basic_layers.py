@@ -8,6 +8,10 @@ from .....base import numeric_types
 from ...nn.basic_layers import Concurrent, HybridConcurrent, Identity, SyncBatchNorm  # noqa: F401
 from .... import ndarray as _nd
 from ...block import Block, HybridBlock
+# names MXNet's module holds by importing them (its users import them from here)
+from ...nn import BatchNorm, HybridSequential, Sequential  # noqa: E402,F401
+from .... import ndarray as nd  # noqa: E402,F401
+from ..... import context  # noqa: E402,F401
 
 
 class SparseEmbedding(Block):

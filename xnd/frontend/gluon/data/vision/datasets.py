@@ -12,6 +12,13 @@ import numpy as np
 from .....base import MXNetError
 from ..... import semantics
 from .. import dataset
+# names MXNet's module holds by importing them (its users import them from here)
+from ....util import is_np_array  # noqa: E402,F401
+from ...utils import check_sha1, download  # noqa: E402,F401
+from .... import image  # noqa: E402,F401
+from .... import ndarray as nd  # noqa: E402,F401
+from .... import recordio  # noqa: E402,F401
+from ..... import base  # noqa: E402,F401
 
 __all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageRecordDataset",
            "ImageFolderDataset"]

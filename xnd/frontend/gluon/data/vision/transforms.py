@@ -18,6 +18,10 @@ from ....image import _random_size_box, _resize as _cv_resize, imrotate, random_
     scale_down
 from ...block import Block
 from ...nn.basic_layers import Sequential
+# names MXNet's module holds by importing them (its users import them from here)
+from .....base import numeric_types  # noqa: E402,F401
+from ....util import is_np_array  # noqa: E402,F401
+from ...nn import HybridBlock, HybridSequential  # noqa: E402,F401
 
 __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "RandomResizedCrop", "CenterCrop",
            "Resize", "CropResize", "RandomFlipLeftRight", "RandomFlipTopBottom",

@@ -1,6 +1,10 @@
 """AlexNet (Krizhevsky et al. 2012), one-GPU variant."""
 from ... import nn
 from ._common import DEFAULT_ROOT, Head, default_ctx, load_pretrained
+# names MXNet's module holds by importing them (its users import them from here)
+from .....context import cpu  # noqa: E402,F401
+from ...nn import HybridBlock  # noqa: E402,F401
+from ..... import base  # noqa: E402,F401
 
 __all__ = ["AlexNet", "alexnet"]
 

@@ -2,6 +2,9 @@
 from ... import nn
 from ...block import HybridBlock
 from ._common import DEFAULT_ROOT, Head, default_ctx, load_pretrained
+# names MXNet's module holds by importing them (its users import them from here)
+from .....context import cpu  # noqa: E402,F401
+from ..... import base  # noqa: E402,F401
 
 __all__ = ["MobileNet", "MobileNetV2", "mobilenet1_0", "mobilenet_v2_1_0", "mobilenet0_75",
            "mobilenet_v2_0_75", "mobilenet0_5", "mobilenet_v2_0_5", "mobilenet0_25",

@@ -2,6 +2,10 @@
 from ... import nn
 from ...block import HybridBlock
 from ._common import DEFAULT_ROOT, Head, default_ctx, load_pretrained
+# names MXNet's module holds by importing them (its users import them from here)
+from .....context import cpu  # noqa: E402,F401
+from ....util import is_np_array  # noqa: E402,F401
+from ..... import base  # noqa: E402,F401
 
 __all__ = ["ResNetV1", "ResNetV2", "BasicBlockV1", "BasicBlockV2", "BottleneckV1",
            "BottleneckV2", "resnet18_v1", "resnet34_v1", "resnet50_v1", "resnet101_v1",

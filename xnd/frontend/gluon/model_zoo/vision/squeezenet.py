@@ -2,6 +2,10 @@
 from ... import nn
 from ...nn.basic_layers import HybridConcurrent
 from ._common import DEFAULT_ROOT, Head, default_ctx, load_pretrained
+# names MXNet's module holds by importing them (its users import them from here)
+from .....context import cpu  # noqa: E402,F401
+from ...nn import HybridBlock  # noqa: E402,F401
+from ..... import base  # noqa: E402,F401
 
 __all__ = ["SqueezeNet", "squeezenet1_0", "squeezenet1_1", "get_squeezenet"]
 

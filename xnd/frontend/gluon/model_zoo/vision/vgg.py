@@ -1,6 +1,11 @@
 """VGG (Simonyan & Zisserman 2014), with or without BatchNorm."""
 from ... import nn
 from ._common import DEFAULT_ROOT, Head, default_ctx, load_pretrained
+# names MXNet's module holds by importing them (its users import them from here)
+from .....context import cpu  # noqa: E402,F401
+from ....initializer import Xavier  # noqa: E402,F401
+from ...nn import HybridBlock  # noqa: E402,F401
+from ..... import base  # noqa: E402,F401
 
 __all__ = ["VGG", "vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn", "vgg16_bn",
            "vgg19_bn", "get_vgg"]
