@@ -8,7 +8,9 @@ as a string; the inputs are the prop's ``list_arguments`` followed by its
 
 Inside a compiled program (executor, hybridized block, autograd's backward) the Python forward
 runs as a ``jax.pure_callback`` and the gradient is a ``jax.custom_vjp`` whose backward is a
-second callback, so the rest of the graph stays one XLA program. Eager calls skip the callback
+second callback, so the rest of the graph stays one XLA program; from the first such trace on,
+xnd's programs run synchronously (host_callbacks.py: a callback's own JAX work would otherwise
+wait for a slot held by programs that wait for the callback). Eager calls skip the callback
 and run the Python forward directly (errors then surface at the call, as MXNetError).
 
 The Python side lives in ``xnd.frontend.operator`` and is reached through ``HOST``, which that
@@ -21,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..base import MXNetError
+from . import host_callbacks
 from .attrs import Str, _literal
 from .registry import register
 
@@ -64,6 +67,16 @@ def _is_float(dt):
     return jnp.issubdtype(dt, jnp.floating)
 
 
+def _reporting(method, *args):
+    """A host method run inside a program: its MXNetError recorded for the caller (XLA turns
+    it into a runtime error of the program, host_callbacks.wait gives it back)."""
+    try:
+        return method(*args)
+    except MXNetError as e:
+        host_callbacks.failed(e)
+        raise
+
+
 @register("Custom", num_outputs=_n_outputs, output_names=_output_names, extra="extra",
           param_shapes=_param_shapes, loss=_is_loss, aux=(AUX,), input_names=_input_names)
 def custom(*data, op_type: Str, extra: Pairs = (), is_train=False):
@@ -73,10 +86,11 @@ def custom(*data, op_type: Str, extra: Pairs = (), is_train=False):
     n_out = len(out_avals)
 
     def fwd_host(*xs):
-        outs = host.forward(token, is_train, [np.asarray(x) for x in xs])
+        outs = _reporting(host.forward, token, is_train, [np.asarray(x) for x in xs])
         return tuple(np.asarray(o, dtype=a.dtype).reshape(a.shape) for o, a in zip(outs, out_avals))
 
     def run(*xs):
+        host_callbacks.traced()  # this program calls back into Python: run programs in sync
         return jax.pure_callback(fwd_host, out_avals, *xs)
 
     if not data:  # nothing to differentiate
@@ -87,8 +101,8 @@ def custom(*data, op_type: Str, extra: Pairs = (), is_train=False):
 
     def bwd_host(*args):
         gs, xs, ys = args[:n_out], args[n_out:n_out + len(data)], args[n_out + len(data):]
-        grads = host.backward(token, [np.asarray(g) for g in gs], [np.asarray(x) for x in xs],
-                              [np.asarray(y) for y in ys])
+        grads = _reporting(host.backward, token, [np.asarray(g) for g in gs],
+                           [np.asarray(x) for x in xs], [np.asarray(y) for y in ys])
         return tuple(np.asarray(grads[k], dtype=avals[k].dtype).reshape(avals[k].shape)
                      for k in diff)
 
