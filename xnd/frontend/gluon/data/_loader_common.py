@@ -8,6 +8,7 @@ import multiprocessing
 import numpy as np
 
 from .... import _dataloader_worker as _w
+from .... import semantics
 from ....context import Context
 from ....ndarray import NDArray
 
@@ -19,15 +20,18 @@ STARTUP_TIMEOUT = 300.0
 
 
 def default_batchify_fn(data):
-    """Collate samples into a batch: stack NDArrays, recurse into tuples, else numpy."""
+    """Collate samples into a batch: stack NDArrays, recurse into tuples, else numpy; ``mx.np``
+    arrays under NumPy array semantics (as MXNet's)."""
     from ... import ndarray as nd
+    from ... import numpy as mxnp
+    np_array = semantics.is_np_array()
     if isinstance(data[0], NDArray):
-        return nd.stack(*data)
+        return mxnp.stack(data) if np_array else nd.stack(*data)
     if isinstance(data[0], tuple):
         data = zip(*data)
         return [default_batchify_fn(i) for i in data]
     data = np.asarray(data)
-    return nd.array(data, dtype=data.dtype)
+    return (mxnp.array if np_array else nd.array)(data, dtype=data.dtype)
 
 
 def _shared_ctx():
@@ -37,13 +41,25 @@ def _shared_ctx():
 def default_mp_batchify_fn(data):
     """default_batchify_fn for workers: the batch lives on ``cpu_shared(0)`` (as MXNet's)."""
     from ... import ndarray as nd
+    from ... import numpy as mxnp
+    np_array = semantics.is_np_array()
     if isinstance(data[0], NDArray):
-        return nd.stack(*data).as_in_context(_shared_ctx())
+        out = mxnp.stack(data) if np_array else nd.stack(*data)
+        return out.as_in_context(_shared_ctx())
     if isinstance(data[0], tuple):
         data = zip(*data)
         return [default_mp_batchify_fn(i) for i in data]
     data = np.asarray(data)
-    return nd.array(data, dtype=data.dtype, ctx=_shared_ctx())
+    return (mxnp.array if np_array else nd.array)(data, dtype=data.dtype, ctx=_shared_ctx())
+
+
+def _as_np(data):
+    """The fast path's legacy NDArrays as ``mx.np`` arrays (NumPy array semantics on)."""
+    if isinstance(data, NDArray):
+        return data.as_np_ndarray()
+    if isinstance(data, (list, tuple)):
+        return [_as_np(d) for d in data]
+    return data
 
 
 def _as_in_context(data, ctx):
@@ -67,6 +83,8 @@ def _batch(dataset, batchify_fn, default, indices, mp=False):
         if fast is not None:
             out = fast(indices)
             if out is not None:
+                if semantics.is_np_array():
+                    out = _as_np(out)
                 return _as_in_context(out, _shared_ctx()) if mp else out
     return batchify_fn([dataset[idx] for idx in indices])
 

@@ -3,6 +3,8 @@ spawned processes that run xnd/_dataloader_worker.py (the protocol is in that fi
 docstring), the iterator that keeps ``prefetch`` batches in flight and returns them in
 order, and the thread pool of ``thread_pool=True`` and of the fallback.
 """
+import atexit
+import concurrent.futures
 import contextlib
 import io
 import itertools
@@ -11,6 +13,7 @@ import multiprocessing.connection
 import multiprocessing.pool
 import os
 import pickle
+import queue
 import runpy
 import sys
 import threading
@@ -20,6 +23,7 @@ import weakref
 import numpy as np
 
 from .... import _dataloader_worker as _w
+from .... import semantics
 from ....context import cpu_pinned
 from ._loader_common import (START_METHOD_ENV, STARTUP_TIMEOUT, DataLoaderTimeoutError,
                              DataLoaderWorkerError, _WorkerStartupError, _as_in_context, _batch,
@@ -28,12 +32,24 @@ from ._loader_common import (START_METHOD_ENV, STARTUP_TIMEOUT, DataLoaderTimeou
 
 # ---- the process pool ------------------------------------------------------------------------
 class _ResultUnpickler(pickle.Unpickler):
+    """A worker's batch; its arrays are ``mx.np`` arrays when the DataLoader was made with
+    NumPy array semantics on (MXNet's workers inherit the flag: ``_worker_initializer``)."""
+
+    def __init__(self, file, buffers, np_array):
+        super().__init__(file, buffers=buffers)
+        self._np_array = np_array
+
     def persistent_load(self, pid):
         if pid[0] != "nd":
             raise pickle.UnpicklingError(f"unknown DataLoader result id {pid[0]!r}")
-        from ... import ndarray as nd
+        if self._np_array:
+            from ... import numpy as mxnp
+            make = mxnp.array
+        else:
+            from ... import ndarray as nd
+            make = nd.array
         arr = pid[1]
-        return nd.array(arr, dtype=arr.dtype, ctx=_shared_ctx())
+        return make(arr, dtype=arr.dtype, ctx=_shared_ctx())
 
 
 def _start_method():
@@ -163,6 +179,7 @@ class _ProcessPool:
         self._ready = [False] * num_workers
         self.startup_times = [None] * num_workers
         self.closed = False
+        self._np_array = semantics.is_np_array()
         # seeds for numpy/random/mx.random in the workers: distinct per worker, derived from
         # (not drawn from) the main process's numpy state, so shuffling is unchanged
         state = np.random.get_state()[1]
@@ -316,8 +333,8 @@ class _ProcessPool:
             self._abandoned.discard(tid)
             return
         if kind == "ok":
-            result = ("ok", _ResultUnpickler(io.BytesIO(result[1][0]),
-                                             buffers=result[1][1]).load())
+            result = ("ok", _ResultUnpickler(io.BytesIO(result[1][0]), result[1][1],
+                                             self._np_array).load())
         self._results[tid] = result
 
     def _check_alive(self, w):
@@ -376,7 +393,7 @@ class _MultiWorkerIter:
                  on_startup_error=None):
         self._pool = pool
         self._iter = iter(batch_sampler)
-        # (task, indices) in order; task: a task id (process pool) or AsyncResult (threads)
+        # (task, indices) in order; task: a task id (process pool) or a Future (threads)
         self._pending = []
         self._pin = cpu_pinned(pin_device_id) if pin_memory else None
         self._done = False
@@ -453,33 +470,121 @@ class _MultiWorkerIter:
 
 
 class _ThreadPool:
-    """MXNet's ThreadPool path: the same tasks run in threads of this process."""
+    """MXNet's ThreadPool path: the same tasks run in ``num_workers`` threads of this process,
+    which see the NumPy-semantics flags of the thread that made the DataLoader (MXNet's
+    ``_thread_worker_initializer``). The threads are daemons (a hung transform never blocks
+    exit), so a live one would be killed mid-call at interpreter finalization, when it tries
+    to take the GIL back after a C++ call (jax, numpy): glibc unwinds its stack with a forced
+    unwind that a C++ ``catch (...)`` swallows, and the process aborts ("FATAL: exception not
+    rethrown") instead of exiting with the script's status. So ``_stop_all_at_exit`` cancels
+    the queued batches and joins every pool's threads (each finishes its current batch)
+    before finalization starts."""
+
+    _live = weakref.WeakSet()
 
     def __init__(self, num_workers, dataset, batchify_fn, default, timeout):
-        self._pool = multiprocessing.pool.ThreadPool(num_workers)
         self._dataset = dataset
         self._batchify_fn = batchify_fn
         self._default = default
         self.timeout = timeout
         self.closed = False
+        self._queue = queue.SimpleQueue()   # (future, indices) | None: the thread stops
+        flags = (semantics.is_np_shape(), semantics.is_np_array())
+        self._threads = [threading.Thread(target=_thread_worker, args=(self._queue, self, flags),
+                                          name=f"{WORKER_NAME}Thread-{i}", daemon=True)
+                         for i in range(num_workers)]
+        for t in self._threads:
+            _THREADS.add(t)
+            t.start()
+        _ThreadPool._live.add(self)
+
+    def run(self, indices):
+        return _batch(self._dataset, self._batchify_fn, self._default, indices, True)
 
     def submit(self, indices):
-        return self._pool.apply_async(_batch, (self._dataset, self._batchify_fn, self._default,
-                                               indices, True))
+        if self.closed:
+            raise DataLoaderWorkerError("the DataLoader's worker threads were shut down")
+        fut = concurrent.futures.Future()
+        self._queue.put((fut, indices))
+        return fut
 
     def abandon(self, tasks):
-        pass
+        for fut in tasks:
+            fut.cancel()
 
     def get(self, task):
         try:
-            return task.get(self.timeout)
-        except multiprocessing.TimeoutError:
+            return task.result(self.timeout)
+        except concurrent.futures.TimeoutError:
             raise DataLoaderTimeoutError(
                 f"DataLoader worker thread timed out after {self.timeout} seconds. This might "
                 f"be caused by a slow transform or batchify_fn: increase `timeout` to allow "
                 f"slower data loading.") from None
 
-    def shutdown(self):
-        if not self.closed:
-            self.closed = True
-            self._pool.close()  # threads finish their current task; no join, no hang
+    def shutdown(self, join=None):
+        """Queued batches are cancelled; each thread finishes its current batch and exits
+        (waited for up to ``join`` seconds in all, when given)."""
+        if self.closed:
+            return
+        self.closed = True
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                item[0].cancel()
+        for _ in self._threads:
+            self._queue.put(None)
+        if join is not None:
+            end = time.monotonic() + join
+            for t in self._threads:
+                t.join(max(0.0, end - time.monotonic()))
+
+    def __del__(self):
+        try:
+            self.shutdown()
+        except Exception:  # noqa: BLE001 - interpreter shutdown: the exit hook stopped it
+            pass
+
+
+def _thread_worker(q, pool, flags):
+    """One worker thread: runs queued batches until it gets None. Holds the pool only while
+    running a batch, so an unused pool can be collected (and its __del__ stop the threads)."""
+    semantics.set_flag("np_shape", flags[0])
+    semantics.set_flag("np_array", flags[1])
+    ref = weakref.ref(pool)
+    del pool
+    while True:
+        item = q.get()
+        if item is None:
+            _THREADS.discard(threading.current_thread())
+            return
+        fut, indices = item
+        if not fut.set_running_or_notify_cancel():
+            continue
+        owner = ref()
+        try:
+            if owner is None:
+                raise DataLoaderWorkerError("the DataLoader was deleted")
+            fut.set_result(owner.run(indices))
+        except BaseException as e:  # noqa: BLE001 - delivered to the iterator's get()
+            fut.set_exception(e)
+        finally:
+            del owner, item, fut
+
+
+_THREADS = set()  # every worker thread not yet stopped, also those of collected pools
+
+
+@atexit.register
+def _stop_all_at_exit():
+    """Before finalization: stop every live thread pool, and join every worker thread (each
+    finishes its current batch; a pool's ``timeout`` bounds the wait, 120 s by default)."""
+    pools = list(_ThreadPool._live)
+    limit = max([p.timeout for p in pools] + [120.0])
+    for pool in pools:
+        pool.shutdown()
+    end = time.monotonic() + limit
+    for t in list(_THREADS):
+        t.join(max(0.0, end - time.monotonic()))
