@@ -38,7 +38,8 @@ from ..engine import awaited_node
 from ..ndarray import STATE, _wrap
 from ..lowering import xla_options
 from ..lowering.dtypes import NOT_REAL_ERRORS, as_real, real_run
-from . import devices
+from . import devices, pieces
+from .sweep import aux_update_fn, get, inexact, integer, op_caller, reverse_node, sum_groups
 from .tape import ExtNode, OpNode, grad_req, live_entry, var_entry
 
 NOT_IN_GRAPH_MSG = ("Cannot differentiate node because it is not in a computational graph. You need "
@@ -70,14 +71,7 @@ def caller(kind):
 def _make_caller(kind):
     tag = kind[0]
     if tag == "op":
-        op, skey = kind[1], kind[2]
-        static = dict(zip(op.static, skey))
-        names, fn = op.dynamic, op.fn
-
-        def call(ins, dyn):
-            r = fn(*ins, **static, **dict(zip(names, dyn)))
-            return tuple(r) if isinstance(r, (tuple, list)) else (r,)
-        return call
+        return op_caller(kind)
     if tag == "grad":
         plan = kind[1]
         pure, n_ext = pure_vjp(plan), plan[2]
@@ -103,11 +97,6 @@ def pure_vjp(plan):
     return _memo(_PURE, plan, _make_pure)
 
 
-def _aux_update_fn(op):
-    f = getattr(op, "aux_update", None)
-    return f if f is not None else getattr(op.fn, "aux_update", None)
-
-
 def aux_plan(plan):
     return _memo(_AUX, plan, _aux_plan)
 
@@ -120,7 +109,7 @@ def _aux_plan(plan):
     todo, slots = [], []
     for j in range(len(nodes) - 1, -1, -1):
         kind, refs = nodes[j]
-        if kind[0] != "op" or not kind[1].aux or _aux_update_fn(kind[1]) is None:
+        if kind[0] != "op" or not kind[1].aux or aux_update_fn(kind[1]) is None:
             continue
         op = kind[1]
         pairs = []
@@ -136,10 +125,6 @@ def _aux_plan(plan):
     return todo, slots
 
 
-def _get(r, ext, outs):
-    return None if r is None else (ext[r[1]] if r[0] == 0 else outs[r[1]][r[2]])
-
-
 def _aux_values(nodes, aux_todo, aux_slots, ext, outs, dyn):
     """New values of the auxiliary states, chained in reverse topological order (MXNet's
     backward order, so an array used by two BatchNorms gets both updates)."""
@@ -147,56 +132,16 @@ def _aux_values(nodes, aux_todo, aux_slots, ext, outs, dyn):
     for j, pairs in aux_todo:
         kind, refs = nodes[j]
         op = kind[1]
-        ins = [_get(r, ext, outs) for r in refs]
+        ins = [get(r, ext, outs) for r in refs]
         for pos, k in pairs:
             if k in cur:
                 ins[pos] = cur[k]
         attrs = dict(zip(op.static, kind[2]))
         attrs.update(zip(op.dynamic, dyn[j]))
-        new = _aux_update_fn(op)(attrs, ins, outs[j])
+        new = aux_update_fn(op)(attrs, ins, outs[j])
         for pos, k in pairs:
             cur[k] = jax.lax.stop_gradient(new[op.aux.index(op.inputs[pos])])
     return tuple(cur[k] for k in aux_slots)
-
-
-def _inexact(x):
-    return x is not None and jnp.issubdtype(x.dtype, jnp.inexact)
-
-
-def _integer(x):
-    """Integer and bool arrays, whose MXNet gradients are in their own dtype (as_real)."""
-    return x is not None and (jnp.issubdtype(x.dtype, jnp.integer) or x.dtype == jnp.bool_)
-
-
-def _node_vjp(call, ins, d, dpos, opos):
-    """``jax.vjp`` of one node's outputs at ``opos`` (those with a cotangent: a hybridized
-    block's saved residuals, BatchNorm's statistics get none, and zeros for them cost a
-    trace each) in the inputs at ``dpos`` (integer ones as float64)."""
-    def f(*dv):
-        ii = list(ins)
-        for p, v in zip(dpos, dv):
-            ii[p] = v
-        r = call(ii, d)
-        return tuple(r[k] for k in opos)
-    with real_run():
-        return jax.vjp(f, *[as_real(ins[p]) for p in dpos])
-
-
-
-
-def _sum_groups(groups, per, ext_vals):
-    res = []
-    for group in groups:
-        acc = None
-        for i in group:
-            g = per.get(i)
-            if g is None:
-                g = jnp.zeros_like(ext_vals[i])
-            elif g.dtype != ext_vals[i].dtype:  # an integer variable's gradient, truncated to
-                g = g.astype(ext_vals[i].dtype)   # its dtype as MXNet's integer kernels do
-            acc = g if acc is None else acc + g
-        res.append(acc)
-    return tuple(res)
 
 
 def _make_pure(plan):
@@ -209,8 +154,8 @@ def _make_pure(plan):
     def replay(ext, dyn):
         outs = []
         for (_, refs), call, d in zip(nodes, callers, dyn):
-            outs.append(call([_get(r, ext, outs) for r in refs], d))
-        heads_out = [_get(h, ext, outs) for h in heads]
+            outs.append(call([get(r, ext, outs) for r in refs], d))
+        heads_out = [get(h, ext, outs) for h in heads]
         aux = _aux_values(nodes, aux_todo, aux_slots, ext, outs, dyn) if aux_todo else ()
         return heads_out, aux
 
@@ -227,22 +172,17 @@ def _make_pure(plan):
             with real_run():
                 return jax.vjp(f, *[as_real(ext_vals[i]) for i in diff], has_aux=True)
 
-        diff = [i for i in wanted if _inexact(ext_vals[i]) or _integer(ext_vals[i])]
+        diff = [i for i in wanted if inexact(ext_vals[i]) or integer(ext_vals[i])]
         try:
             outs, pull, aux = vjp(diff)
         except NOT_REAL_ERRORS:
-            diff = [i for i in diff if _inexact(ext_vals[i])]
+            diff = [i for i in diff if inexact(ext_vals[i])]
             outs, pull, aux = vjp(diff)
         given = iter(head_grads)
         cts = [jnp.asarray(next(given)).astype(o.dtype) if g else jnp.ones(o.shape, o.dtype)
                for o, g in zip(outs, hg_given)]
-        return _sum_groups(groups, dict(zip(diff, pull(cts))), ext_vals), aux
+        return sum_groups(groups, dict(zip(diff, pull(cts))), ext_vals), aux
     return pure
-
-
-def _float0_ct(o):
-    """The cotangent JAX takes for an integer or boolean output."""
-    return np.zeros(o.shape, jax.dtypes.float0)
 
 
 def _make_saved(plan):
@@ -253,7 +193,7 @@ def _make_saved(plan):
     aux_todo, aux_slots = aux_plan(plan)
 
     def sweep(ext_vals, out_vals, dyn_vals, head_grads):
-        diff = {i for i in wanted if _inexact(ext_vals[i]) or _integer(ext_vals[i])}
+        diff = {i for i in wanted if inexact(ext_vals[i]) or integer(ext_vals[i])}
         n = len(nodes)
         need = [False] * n  # node j's outputs depend on a wanted external
 
@@ -279,7 +219,7 @@ def _make_saved(plan):
 
         given = iter(head_grads)
         for h, g in zip(heads, hg_given):
-            v = _get(h, ext_vals, out_vals)
+            v = get(h, ext_vals, out_vals)
             add(h, next(given) if g else jnp.ones(v.shape, v.dtype))
         for j in range(n - 1, -1, -1):
             if not need[j]:
@@ -288,21 +228,9 @@ def _make_saved(plan):
             if all(c is None for c in cts):
                 continue
             refs = nodes[j][1]
-            ins = [_get(r, ext_vals, out_vals) for r in refs]
-            dpos = [p for p, r in enumerate(refs)
-                    if live(r) and (_inexact(ins[p]) or _integer(ins[p]))]
-            call, d = callers[j], dyn_vals[j]
-            opos = [k for k, c in enumerate(cts) if c is not None]
-            try:
-                outs, pull = _node_vjp(call, ins, d, dpos, opos)
-            except NOT_REAL_ERRORS:
-                dpos = [p for p in dpos if _inexact(ins[p])]
-                outs, pull = _node_vjp(call, ins, d, dpos, opos)
-            full = tuple(c.astype(o.dtype) if _inexact(o) else _float0_ct(o)
-                         for c, o in zip([cts[k] for k in opos], outs))
-            for p, c in zip(dpos, pull(full)):
-                add(refs[p], c)
-        grads = _sum_groups(groups, ct_ext, ext_vals)
+            reverse_node(callers[j], refs, [get(r, ext_vals, out_vals) for r in refs],
+                         dyn_vals[j], cts, live, add)
+        grads = sum_groups(groups, ct_ext, ext_vals)
         aux = _aux_values(nodes, aux_todo, aux_slots, ext_vals, out_vals, dyn_vals) \
             if aux_todo else ()
         return grads, aux
@@ -496,7 +424,11 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
             if any(v is None or v.is_deleted() for o in out_vals for v in o):
                 mode, out_vals = "replay", ()  # a forward value is gone: recompute it
         args = (ext_vals, out_vals, dyn_vals, hg_vals, olds)
-        grads, aux = _jitted(plan, mode)(*(args if gather is None else devices.to(gather, args)))
+        if gather is None and pieces.splits(plan, mode):  # a long tape: pieces by structure
+            grads, aux = pieces.run(plan, *args)
+        else:
+            grads, aux = _jitted(plan, mode)(
+                *(args if gather is None else devices.to(gather, args)))
         STATS["calls"] += 1
         if has_func:  # Function.backward runs in a host callback: finish it under these flags
             grads = jax.block_until_ready(grads)
@@ -566,3 +498,4 @@ def _clear(ops, exts, nulls):
             n.cleared = True
     for h in nulls:
         h._grad = None  # MXNet: a 'null' variable's grad reads None once its graph is freed
+
