@@ -644,7 +644,7 @@ _PLAIN = ("argmax argmin argsort sort where clip round around concatenate stack 
           "nanargmin linspace logspace eye identity tri full full_like zeros_like ones_like "
           "empty_like meshgrid indices tril_indices triu_indices "
           "tril_indices_from triu_indices_from atleast_1d atleast_2d atleast_3d append insert "
-          "delete isin nan_to_num copy real modf frexp divmod i0 sinc trapz polyval "
+          "delete isin nan_to_num copy real modf frexp divmod i0 sinc polyval "
           "polyadd polysub polymul vander blackman hamming hanning bartlett kaiser select "
           "choose unravel_index ravel_multi_index lexsort partition argpartition digitize "
           "resize ix_ convolve correlate packbits unpackbits unwrap apply_along_axis "
@@ -698,6 +698,8 @@ for _n in _REDUCE_KEEP + _STAT_KEEP:
 for _n in _PLAIN:
     if _n in dir(jnp):  # (hasattr would trip jnp's deprecation errors)
         NP_FUNCS[_n] = (getattr(jnp, _n), "")
+# MXNet 1.9.1's mx.np.row_stack is vstack (newer jax dropped jnp.row_stack)
+NP_FUNCS.setdefault("row_stack", (jnp.vstack, ""))
 NP_FUNCS.update({
     "mean": (_mean, ""),
     "spacing": (_spacing, ""),

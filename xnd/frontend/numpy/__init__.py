@@ -132,6 +132,16 @@ alltrue, sometrue = all, any  # noqa: F821
 abs = absolute  # noqa: F821
 
 
+# MXNet's mx.np also holds numpy/fallback.py's names where the table has none (official
+# NumPy's functions: on mx.np arrays numpy hands the call to ndarray.__array_function__,
+# which runs it on host copies) and numpy/io.py's genfromtxt
+from . import fallback, fallback_linalg, io  # noqa: E402
+for _n in fallback.__all__:
+    if _n not in globals():
+        globals()[_n] = getattr(fallback, _n)
+genfromtxt = io.genfromtxt
+
+
 def _fallback_missing(name):
     return AttributeError(
         f"module 'mxnet.numpy' has no attribute {name!r}: xnd's mx.np does not provide "
@@ -144,12 +154,15 @@ def __getattr__(name):
 
 
 __all__ = sorted(n for n in globals() if not n.startswith("_") and n not in (
-    "multiarray", "linalg", "random"))
+    "multiarray", "linalg", "random", "fallback", "fallback_linalg", "io"))
 del _builtins
+import builtins as _builtins_mod  # noqa: E402
 
 # MXNet defines mx.np's functions in numpy/multiarray.py (mx.np re-exports them): the same
 # functions are that module's names here too (`from mxnet.numpy.multiarray import zeros`)
+# (never a builtin's name: multiarray's own code calls any(), all(), max() ...)
 for _n in __all__:
-    if callable(globals()[_n]) and not hasattr(multiarray, _n):
+    if callable(globals()[_n]) and not hasattr(multiarray, _n) and \
+            not hasattr(_builtins_mod, _n):
         setattr(multiarray, _n, globals()[_n])
 multiarray.row_stack = globals().get("row_stack", multiarray.vstack)

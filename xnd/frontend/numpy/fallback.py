@@ -1,7 +1,10 @@
 """``mxnet.numpy.fallback`` (MXNet's module): the functions mx.np takes from official NumPy
-as they are (they compute on host numpy arrays).  Those numpy itself still has are here
-under MXNet's list; names numpy removed (``alltrue``, ``msort``, the financial functions on
-numpy 2) are absent, as they are from numpy."""
+as they are (they compute on host numpy arrays; on mx.np arrays numpy hands the call to
+mx.np.ndarray.__array_function__, which runs it on host copies and returns mx.np arrays of
+numpy's dtype, as MXNet's fallback does).  Names NumPy 2 removed keep MXNet 1.9.1's
+(numpy 1.23) behaviour: ``msort`` sorts along axis 0, ``trapz`` is ``trapezoid``, and the
+financial functions (NEP 32) raise numpy 1.23's RuntimeError; ``alltrue`` and ``in1d`` are
+mx.np's own (mx.np.all, the host in1d)."""
 import numpy as _onp
 
 _NAMES = (
@@ -15,5 +18,32 @@ _NAMES = (
     "searchsorted select setdiff1d setxor1d signbit size spacing take_along_axis trapz "
     "tril_indices_from trim_zeros triu_indices_from union1d unpackbits unwrap vander").split()
 
-__all__ = [n for n in _NAMES if hasattr(_onp, n)]
-globals().update({n: getattr(_onp, n) for n in __all__})
+globals().update({n: getattr(_onp, n) for n in _NAMES if hasattr(_onp, n)})
+
+if not hasattr(_onp, "msort"):
+    def msort(a):
+        """A copy of `a` sorted along its first axis (numpy.msort, removed in NumPy 2)."""
+        return _onp.sort(a, axis=0)
+
+if not hasattr(_onp, "trapz"):
+    trapz = _onp.trapezoid  # (renamed in NumPy 2, same integral)
+
+
+def _expired(name):
+    def fn(*args, **kwargs):
+        raise RuntimeError(
+            f"In accordance with NEP 32, the function {name} was removed from NumPy version "
+            f"1.20.  A replacement for this function is available in the numpy_financial "
+            f"library: https://pypi.org/project/numpy-financial")
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"numpy.{name}: removed by NEP 32 (numpy_financial has it); raises as " \
+                 f"MXNet 1.9.1's mx.np.{name} does."
+    return fn
+
+
+for _n in ("mirr", "npv", "ppmt", "pv", "rate"):
+    if not callable(globals().get(_n)):
+        globals()[_n] = _expired(_n)
+
+# alltrue and in1d come from mx.np itself where numpy lacks them
+__all__ = [n for n in _NAMES if n in globals()]

@@ -1,10 +1,17 @@
-"""``mxnet.numpy.io`` (MXNet's module): reading arrays from text files (``genfromtxt``, where
-mx.np has it), with the names MXNet's module imports."""
-from ...context import current_context  # noqa: F401
-from . import multiarray as _ma
-from .multiarray import array  # noqa: F401
+"""``mxnet.numpy.io`` (MXNet's module): reading arrays from text files."""
+import numpy as _onp
 
-__all__ = []
-if hasattr(_ma, "genfromtxt"):
-    genfromtxt = _ma.genfromtxt
-    __all__.append("genfromtxt")
+from ...context import current_context
+from .multiarray import array
+
+__all__ = ["genfromtxt"]
+
+
+def genfromtxt(*args, **kwargs):
+    """numpy.genfromtxt, its result as an mx.np.ndarray of numpy's dtype (float64 for
+    numbers, as numpy reads them) on ``ctx`` (a keyword MXNet adds; default the current
+    context). Every other argument is numpy's."""
+    ctx = kwargs.pop("ctx", None)
+    ctx = current_context() if ctx is None else ctx
+    ret = _onp.genfromtxt(*args, **kwargs)
+    return array(ret, dtype=ret.dtype, ctx=ctx)

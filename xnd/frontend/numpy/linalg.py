@@ -1,6 +1,7 @@
 """``mx.np.linalg``: numpy.linalg over jnp.linalg (registry operators ``_npi_linalg_*``)."""
 from ...lowering import numpy as _lnp
 from .multiarray import func as _func
+from . import fallback_linalg  # noqa: F401  (MXNet's mx.np.linalg names its fallback module)
 
 _NAMES = [n[len("linalg_"):] for n in _lnp.NP_FUNCS if n.startswith("linalg_")]
 for _n in _NAMES:

@@ -510,8 +510,8 @@ def _on_host(func, args, kwargs):
     def up(r):
         if isinstance(r, onp.ndarray):
             return array(r, ctx=ctx[0])
-        if isinstance(r, tuple):
-            return tuple(up(e) for e in r)
+        if isinstance(r, (tuple, list)):  # (histogramdd's edges are a list)
+            return type(r)(up(e) for e in r)
         return r
     return up(func(*down(args), **{k: down(v) for k, v in kwargs.items()}))
 

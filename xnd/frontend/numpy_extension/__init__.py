@@ -17,10 +17,12 @@ from .. import random as _random
 from ..numpy import multiarray as _ma
 from ..numpy.multiarray import ndarray
 from ..util import is_np_array, is_np_shape, reset_np, set_np, use_np  # noqa: F401
+from ..util import get_cuda_compute_capability  # noqa: F401
 
 Context = _context.Context
 cpu, gpu, cpu_pinned = _context.cpu, _context.gpu, _context.cpu_pinned
 num_gpus, current_context = _context.num_gpus, _context.current_context
+gpu_memory_info = _context.gpu_memory_info
 
 # npx name -> (registry operator, {npx keyword: MXNet operator keyword}, fixed attributes)
 _NN = {
@@ -57,6 +59,11 @@ _NN = {
     "reshape_like": ("reshape_like", {}, {}),
     "shape_array": ("shape_array", {}, {}),
     "slice": ("slice", {}, {}),
+    # the detection operators (MXNet 1.9.1's npx names of the contrib operators)
+    "multibox_prior": ("_contrib_MultiBoxPrior", {}, {}),
+    "multibox_detection": ("_contrib_MultiBoxDetection", {}, {}),
+    "multibox_target": ("_contrib_MultiBoxTarget", {}, {}),
+    "roi_pooling": ("ROIPooling", {}, {}),
 }
 
 
