@@ -413,8 +413,8 @@ class NDArray:
     # ---- indexing --------------------------------------------------------------------
     def __getitem__(self, key):
         plan = _index_plan(self.shape, key, self._ctx)
-        if plan[0] == "view" and not STATE.recording:
-            return self._view(plan[1], plan[2])
+        if plan[0] == "view" and not (STATE.recording and (self._ag or hasattr(self, "_grad_req"))):
+            return self._view(plan[1], plan[2])   # (recording: only a read the tape records)
         frozen, arrays = plan[-2], plan[-1]
         return invoke(_OP_GETITEM, [self, *arrays], {"index": frozen})
 
