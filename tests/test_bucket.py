@@ -261,6 +261,7 @@ def test_bound_elementwise_graph_compiles_once_for_many_shapes():
 
 def _programs(jitted):
     """Programs compiled per tier (xnd/tiers: the quick one, then the optimized)."""
+    jitted = getattr(jitted, "_program", jitted)     # (host_callbacks.Synced's program)
     if isinstance(jitted, tiers.Tiered):
         return max(jitted.quick._cache_size(), jitted.full._cache_size())
     return jitted._cache_size()

@@ -8,11 +8,12 @@ trace context could come from; ``.compile()`` of a finished ``Lowered`` is self-
 compilation cache from inside it, so a worker's compile lands in the same cache as any
 other).
 
-The threads are daemons, so they never keep the interpreter alive.  At exit, queued
-compiles are dropped and the ones running get up to ``TABLE.exit_wait_s`` seconds
-(``XND_BACKGROUND_EXIT_WAIT_S``) to finish: a short script then still leaves its optimized
-programs in the persistent cache for the next run, and LLVM is not torn down under a
-running compile.
+The threads are daemons, so they never keep the interpreter alive by themselves.  At exit
+(``atexit``), queued compiles get up to ``TABLE.exit_wait_s`` seconds in all
+(``XND_BACKGROUND_EXIT_WAIT_S``, 0: none) to start and finish, so a short script still
+leaves its optimized programs in the persistent cache for the next run; the rest are
+dropped.  A compile already running is always let finish (at most one per worker): a
+thread inside XLA's compiler when the interpreter finalizes aborts the process.
 """
 import atexit
 import collections
@@ -85,12 +86,16 @@ def stats():
 
 
 def _at_exit():
+    """Let the compiles asked for finish (queued ones for ``TABLE.exit_wait_s`` in all), then
+    drop the queue and wait for the compiles running: a thread still inside XLA's compiler
+    when the interpreter finalizes is unwound through C++ frames that do not allow it, and
+    the process aborts ("FATAL: exception not rethrown")."""
     with _lock:
+        _lock.wait_for(lambda: not _queue and not _state["running"], TABLE.exit_wait_s)
         _state["closing"] = True
         _queue.clear()
         _lock.notify_all()
-        if _state["running"]:
-            _lock.wait_for(lambda: not _state["running"], TABLE.exit_wait_s)
+        _lock.wait_for(lambda: not _state["running"])
 
 
 atexit.register(_at_exit)
