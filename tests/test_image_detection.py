@@ -65,3 +65,10 @@ def test_copy_make_border_errors():
         border(img, -1, 1, 1, 1, 0)
     with pytest.raises(mx.base.MXNetError, match="HWC"):
         border(mx.nd.ones((2, 2)), 1, 1, 1, 1, 0)
+    with pytest.raises(mx.base.MXNetError, match="unknown arguments"):
+        border(img, 1, 1, 1, 1, 0, fill=3)
+    assert mx.image.copyMakeBorder is border  # MXNet's mx.image names it too
+    assert mx.image.detection.fixed_crop is mx.image.fixed_crop
+    out = mx.nd.zeros((4, 5, 3))
+    assert border(mx.nd.ones((2, 3, 3)), 1, 1, 1, 1, 0, value=2.0, out=out) is out
+    assert out.asnumpy().sum() == 18 + 14 * 3 * 2  # the image, then 14 border pixels of 2s

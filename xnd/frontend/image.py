@@ -587,4 +587,6 @@ from .image_detection import (  # noqa: E402
     DetRandomPadAug, CreateMultiRandCropAugmenter, CreateDetAugmenter, ImageDetIter)
 
 det = detection
+copyMakeBorder = detection.copyMakeBorder  # (MXNet's mx.image names it too)
 detection._img = sys.modules[__name__]
+detection.fixed_crop = fixed_crop  # MXNet's detection module imports it

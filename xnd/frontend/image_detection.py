@@ -34,17 +34,21 @@ __all__ = ["DetAugmenter", "DetBorrowAug", "DetRandomSelectAug", "DetHorizontalF
 # MXNet's module namespace also shows the classification augmenters it imports
 _REEXPORTED = (RandomOrderAug, ColorJitterAug, LightingAug, ColorNormalizeAug, ResizeAug,
                ForceResizeAug, CastAug, HueJitterAug, RandomGrayAug, ImageIter, Augmenter)
-_img = None  # the mx.image module (fixed_crop), installed by it: importing it is a circle
+_img = None  # the mx.image module, installed by it (with fixed_crop): importing it is a circle
 _numeric = (float, int, np.generic)
 # OpenCV's border types (cv::BORDER_*; 16, BORDER_ISOLATED, adds nothing to a whole image)
 _BORDERS = {0: "constant", 1: "edge", 2: "symmetric", 3: "wrap", 4: "reflect"}
 
 
-def copyMakeBorder(src, top, bot, left, right, type=0, value=0.0, values=None, out=None):
+def copyMakeBorder(src, top, bot, left, right, type=0, value=0.0, values=None, out=None,
+                   name=None, **kwargs):
     """OpenCV's ``copyMakeBorder`` on an HWC image (MXNet's ``_cvcopyMakeBorder``): pads
     `top`/`bot` rows and `left`/`right` columns. Constant borders (type 0 or 16) fill
     channel c with ``values[c]`` (a cv::Scalar: missing channels get 0; without `values`,
     every channel gets `value`), rounded and saturated to the image's dtype."""
+    if kwargs:
+        raise MXNetError(f"copyMakeBorder: unknown arguments {sorted(kwargs)} (it takes src, "
+                         f"top, bot, left, right, type, value, values)")
     arr = src.asnumpy() if hasattr(src, "asnumpy") else np.asarray(src)
     if arr.ndim != 3:
         raise MXNetError(f"copyMakeBorder: src must be an HWC image (3 dimensions), got "
