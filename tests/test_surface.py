@@ -68,14 +68,3 @@ def test_missing_data_files_name_the_file(tmp_path, monkeypatch):
         mx.test_utils.get_mnist_ubyte()
     with pytest.raises(mx.test_utils.DownloadError, match="train.rec"):
         mx.test_utils.get_cifar10()
-
-
-def test_sparse_constructors_raise():
-    with pytest.raises(mx.base.MXNetError, match="no sparse storage"):
-        mx.nd.sparse.csr_matrix(([1.0], ([0], [0])), shape=(2, 2))
-    with pytest.raises(mx.base.MXNetError, match="no sparse storage"):
-        mx.nd.sparse.zeros("row_sparse", (2, 2))
-    with pytest.raises(mx.base.MXNetError, match="storage type 'csr'"):
-        mx.nd.zeros((2, 2), stype="csr")  # MXNet gives a CSRNDArray
-    r = mx.nd.sparse.retain(mx.nd.array([[1, 2], [3, 4], [5, 6]]), mx.nd.array([0, 2]))
-    assert r.asnumpy().tolist() == [[1, 2], [0, 0], [5, 6]]

@@ -35,7 +35,7 @@ from .lowering.dtypes import np_dtype
 from .engine import Awaited as _Awaited, Failed as _Failed
 
 py_slice = slice  # MXNet's name for the builtin (its module defines an op called slice)
-# MXNet's storage-type codes; xnd arrays are all 'default' (dense)
+_SPARSE = [None, None]  # xnd/sparse's (dispatch of ops on sparse arrays, cast_storage)
 _STORAGE_TYPE_UNDEFINED, _STORAGE_TYPE_DEFAULT = -1, 0
 _STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
 _STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
@@ -367,9 +367,7 @@ class NDArray:
         return invoke(_OP_CAST, [self], {"dtype": np.dtype(dt).name})
 
     def tostype(self, stype):
-        if stype != "default":
-            raise MXNetError(f"tostype: sparse storage type {stype!r} is not supported by xnd")
-        return self
+        return _SPARSE[1](self, stype)
 
     def detach(self):
         """A view sharing memory, cut from the autograd graph."""
@@ -588,6 +586,8 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
     """
     if _engine.PROFILING and not getattr(_engine._SCOPE, "timing", False):
         return _timed(op, inputs, attrs, out, ctx)
+    if _SPARSE[0] is not None and (res := _SPARSE[0](op, inputs, attrs, out, ctx)) is not NotImplemented:
+        return res
     if inputs:
         first = inputs[0]
         ctx = first._ctx

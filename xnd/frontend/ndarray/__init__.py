@@ -46,7 +46,11 @@ def _place(value, ctx):
 
 
 def array(source_array, ctx=None, dtype=None):
-    """nd.array: float32 unless ``dtype`` is given, except that an NDArray source keeps its dtype."""
+    """nd.array: float32 unless ``dtype`` is given, except that an NDArray source keeps its dtype;
+    a sparse source (a sparse NDArray or scipy.sparse.csr_matrix) gives a sparse array."""
+    if getattr(source_array, "stype", "default") != "default" or \
+            type(source_array).__module__.startswith("scipy.sparse"):
+        return sparse.array(source_array, ctx=ctx, dtype=dtype)
     if isinstance(source_array, NDArray):
         dt = np_dtype(dtype) if dtype is not None else source_array.dtype
         return _place(_np.asarray(source_array.asnumpy(), dtype=dt), _ctx(ctx or source_array.context))
@@ -83,22 +87,26 @@ def _dt(dtype):
     return _np.dtype(np_dtype(dtype)).name
 
 
-def empty(shape, ctx=None, dtype=None):
-    """Uninitialised in MXNet; zeros here."""
-    return zeros(shape, ctx, dtype)
+def empty(shape, ctx=None, dtype=None, stype=None):
+    """Uninitialised in MXNet; zeros here (a sparse ``stype``: no stored entries)."""
+    return zeros(shape, ctx, dtype, stype=stype)
 
 
 def _dense_only(opname, kwargs):
-    """MXNet's creation functions take stype=; xnd's arrays are dense ('default') only."""
+    """MXNet's ``ones``/``full`` take stype=; only 'default' makes sense for them."""
     stype = kwargs.pop("stype", None)
     if stype not in (None, "default"):
-        raise MXNetError(f"{opname}: storage type {stype!r} is not supported by xnd (dense "
-                         "'default' arrays only; see docs/porting.md)")
+        raise MXNetError(f"{opname}: storage type {stype!r}: only zeros and empty make sparse "
+                         "arrays (mx.nd.sparse.zeros)")
     check_kwargs(opname, kwargs)
 
 
 def zeros(shape, ctx=None, dtype=None, out=None, **kwargs):
-    _dense_only("zeros", kwargs)
+    stype = kwargs.pop("stype", None)
+    if stype not in (None, "default"):
+        check_kwargs("zeros", kwargs)
+        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
+    check_kwargs("zeros", kwargs)
     return _creation("_zeros", ctx, out, shape=Shape(shape), dtype=_dt(dtype))
 
 
@@ -346,6 +354,7 @@ from . import image  # noqa: E402,F401  (mx.nd.image: the _image_* operators)
 from . import sparse  # noqa: E402  (mx.nd.sparse)
 
 sparse._install(sys.modules[__name__])  # its operator names: the functions installed above
+cast_storage = sparse.cast_storage
 
 # MXNet's generated operator modules: aliases of the functions above (xnd/lowering/op_groups.py)
 from . import op, gen_op, gen__internal, gen_contrib  # noqa: E402,F401

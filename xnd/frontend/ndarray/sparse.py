@@ -1,12 +1,10 @@
-"""mx.nd.sparse: the names of MXNet's sparse NDArray namespace, over dense storage.
+"""mx.nd.sparse: MXNet's sparse NDArray namespace.
 
-xnd has no sparse storage types (docs/porting.md). What MXNet's sparse operators compute
-does not depend on the storage, so the operator names here (``sparse.dot``,
-``sparse.elemwise_add``, ``sparse.square``, ...) are the dense registry operators, with the
-same numbers as MXNet on the same values. What only makes sense for sparse storage
-(``csr_matrix``, ``row_sparse_array``, ``cast_storage`` to a sparse type, the sparse array
-classes) raises MXNetError saying so. ``retain`` keeps the given rows of a dense array and
-zeroes the rest, which is the value MXNet's row_sparse ``retain`` holds.
+The arrays and constructors are xnd/sparse's (CSRNDArray, RowSparseNDArray, csr_matrix,
+row_sparse_array, zeros, empty, array, cast_storage, retain). The operator names
+(``sparse.dot``, ``sparse.elemwise_add``, ``sparse.square``, ...) are the registry's
+operators: called with sparse arrays they go through the storage-type table
+(xnd/sparse/dispatch.py), which decides the storage of the result.
 """
 import numpy as _np
 
@@ -30,7 +28,7 @@ OPS = ("ElementWiseSum", "Embedding", "FullyConnected", "LinearRegressionOutput"
        "make_loss", "mean", "negative", "norm", "radians", "relu", "rint", "round", "rsqrt",
        "sgd_mom_update", "sgd_update", "sigmoid", "sign", "sin", "sinh", "slice", "sqrt",
        "square", "stop_gradient", "sum", "tan", "tanh", "trunc", "where", "zeros_like",
-       "add", "subtract", "multiply", "divide")
+       )
 
 
 def _install(nd):
@@ -42,71 +40,34 @@ def _install(nd):
             globals().setdefault(name, getattr(nd, name))
 
 
-def _no_sparse(what):
-    return MXNetError(f"{what}: xnd has no sparse storage (csr/row_sparse); arrays are dense "
-                      "and sparse operators compute on dense values (see docs/porting.md)")
+from ...sparse import (BaseSparseNDArray, CSRNDArray, RowSparseNDArray,  # noqa: E402,F401
+                       array, csr_matrix, empty, row_sparse_array, zeros)
+from ...sparse import cast_storage as _cast  # noqa: E402
+from ...sparse.ops import retain  # noqa: E402,F401
 
 
-def _check_stype(stype, what):
-    if stype not in (None, "default"):
-        raise _no_sparse(f"{what}(stype={stype!r})")
+def _binary(name, dense_name):
+    def fn(lhs, rhs):
+        """MXNet's sparse-aware arithmetic: same-shape arrays elementwise (the storage table
+        decides the result's storage), a scalar or a broadcastable array otherwise."""
+        if isinstance(lhs, NDArray) and isinstance(rhs, NDArray) and lhs.shape == rhs.shape:
+            return getattr(_nd, "elemwise_" + name)(lhs, rhs)
+        return getattr(_nd, dense_name)(lhs, rhs)
+    fn.__name__ = dense_name
+    return fn
 
 
-class BaseSparseNDArray(NDArray):
-    """MXNet's sparse array base class; no xnd array is one, and none can be made."""
-
-    def __new__(cls, *args, **kwargs):
-        raise _no_sparse(cls.__name__)
-
-
-class CSRNDArray(BaseSparseNDArray):
-    """MXNet's compressed-sparse-row array (not available in xnd)."""
+def cast_storage(data=None, stype=None, out=None, name=None, **kwargs):
+    """``data`` in storage type ``stype`` ('default', 'row_sparse', 'csr')."""
+    res = _cast(data, stype)
+    if out is None:
+        return res
+    res.copyto(out)
+    return out
 
 
-class RowSparseNDArray(BaseSparseNDArray):
-    """MXNet's row-sparse array (not available in xnd)."""
-
-
-def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
-    raise _no_sparse("csr_matrix")
-
-
-def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
-    raise _no_sparse("row_sparse_array")
-
-
-def cast_storage(data, stype, **kwargs):
-    """Storage cast: to 'default' a copy of the (dense) array; to a sparse type MXNetError."""
-    _check_stype(stype, "cast_storage")
-    return data.copy()
-
-
-def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
-    """zeros of the given storage type: dense for 'default', MXNetError for sparse types."""
-    _check_stype(stype, "zeros")
-    return _nd.zeros(shape, ctx=ctx, dtype=dtype, **kwargs)
-
-
-def empty(stype, shape, ctx=None, dtype=None):
-    _check_stype(stype, "empty")
-    return _nd.empty(shape, ctx=ctx, dtype=dtype)
-
-
-def array(source_array, ctx=None, dtype=None):
-    """A dense NDArray from a dense source; scipy sparse matrices raise MXNetError."""
-    if type(source_array).__module__.startswith("scipy.sparse"):
-        raise _no_sparse("array(scipy.sparse matrix)")
-    return _nd.array(source_array, ctx=ctx, dtype=dtype)
-
-
-def retain(data, indices):
-    """The rows of `data` listed in `indices`, the other rows zero (MXNet's row_sparse
-    retain, on a dense array)."""
-    if not isinstance(data, NDArray) or not isinstance(indices, NDArray):
-        raise TypeError("retain: data and indices must be NDArrays")
-    rows = _np.zeros((data.shape[0],) + (1,) * (data.ndim - 1), dtype=data.dtype)
-    rows[indices.asnumpy().astype(_np.int64)] = 1
-    return data * _nd.array(rows, ctx=data.context, dtype=data.dtype)
+add, subtract = _binary("add", "add"), _binary("sub", "subtract")
+multiply, divide = _binary("mul", "multiply"), _binary("div", "divide")
 
 
 gs_retain = retain

@@ -74,27 +74,8 @@ def is_op_runnable():
     return True
 
 
-def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=None,
-                        data_init=None, rsp_indices=None, modifier_func=None,
-                        shuffle_csr_indices=False, ctx=None):
-    """MXNet's random sparse array: xnd has no sparse storage, so this raises MXNetError."""
-    _check_stype(stype, "rand_sparse_ndarray")
-    raise MXNetError("rand_sparse_ndarray: stype 'default' is not sparse; use rand_ndarray")
-
-
-def create_sparse_array(shape, stype, data_init=None, rsp_indices=None, dtype=None,
-                        modifier_func=None, density=.5, shuffle_csr_indices=False):
-    """MXNet's sparse-array factory: raises MXNetError (no sparse storage in xnd) for a
-    sparse `stype`; a dense random array for 'default'."""
-    _check_stype(stype, "create_sparse_array")
-    return rand_ndarray(shape, "default", density=density, dtype=dtype)
-
-
-def create_sparse_array_zd(shape, stype, density, data_init=None, rsp_indices=None,
-                           dtype=None, modifier_func=None, shuffle_csr_indices=False):
-    """create_sparse_array that also allows zero-size shapes."""
-    return create_sparse_array(shape, stype, data_init, rsp_indices, dtype, modifier_func,
-                               density, shuffle_csr_indices)
+from ._sparse import (create_sparse_array, create_sparse_array_zd,  # noqa: E402,F401
+                      rand_sparse_ndarray, shuffle_csr_column_indices)
 
 
 def assert_almost_equal_with_err(a, b, rtol=None, atol=None, etol=None, names=("a", "b"),

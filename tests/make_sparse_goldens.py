@@ -1,0 +1,22 @@
+"""Record MXNet 1.9.1's sparse arrays and operators (tests/sparse_cases.py):
+
+    /work/mxref/bin/python tests/make_sparse_goldens.py
+
+writes tests/goldens/sparse/cases.{json,npz}."""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import mxnet as mx  # noqa: E402
+
+import golden_files  # noqa: E402
+from sparse_cases import CASES  # noqa: E402
+
+if __name__ == "__main__":
+    arrays = {}
+    for name, fn in CASES.items():
+        arrays.update({name + "/" + k: v for k, v in fn(mx).items()})
+    d = os.path.join(HERE, "goldens", "sparse")
+    golden_files.write(os.path.join(d, "cases.json"), os.path.join(d, "cases.npz"),
+                       {"mxnet": mx.__version__, "arrays": sorted(arrays)}, arrays)

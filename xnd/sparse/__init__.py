@@ -1,0 +1,19 @@
+"""Sparse storage: CSRNDArray and RowSparseNDArray (xnd/sparse/README.md)."""
+import importlib
+
+_core = importlib.import_module("xnd.ndarray")   # the core module (xnd.ndarray the name is the nd namespace)
+from . import arrays, dispatch
+from .arrays import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, cast_storage
+from .create import array, csr_matrix, empty, row_sparse_array, zeros
+from . import ops  # noqa: F401  (registers its kernels)
+
+_core._SPARSE[1] = cast_storage
+
+
+def _arm():
+    """Route operators through the storage table from the first sparse array on (before,
+    ``invoke`` pays nothing for it)."""
+    _core._SPARSE[0] = dispatch.dispatch
+
+
+arrays.ARM = _arm

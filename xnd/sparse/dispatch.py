@@ -1,0 +1,122 @@
+"""Operators on sparse arrays: MXNet's storage-type inference table, in one place.
+
+An operator called with a sparse input (or a sparse ``out=``) comes here from
+``ndarray.invoke`` (only once a sparse array exists: until then the hook is not set). The
+rule of ``STYPE`` for the operator gives the output's storage type from the inputs';
+operators with a kernel of their own (``KERNELS``: ``dot``, ``retain``, ``square_sum``,
+``add_n``, elementwise sums of row_sparse arrays ...) compute on the stored entries only;
+every other call computes on the dense values -- MXNet's storage fallback -- and stores
+its result in the inferred type. The values are MXNet's either way; the table decides only
+how they are stored.
+"""
+import numpy as np
+
+import importlib
+
+_core = importlib.import_module("xnd.ndarray")   # the core module (xnd.ndarray the name is the nd namespace)
+from .arrays import CLASSES, BaseSparseNDArray, cast_storage
+
+D, R, C = "default", "row_sparse", "csr"
+
+# f(0) == 0: the output keeps the input's storage (MXNet's sparse unary kernels)
+ZERO_PRESERVING = frozenset("""abs sign round rint ceil floor trunc fix square sqrt sin tan
+arcsin arctan sinh tanh arcsinh arctanh expm1 log1p relu negative degrees radians cbrt
+_copy copy identity stop_gradient BlockGrad make_loss clip _mul_scalar _div_scalar
+_square_sum _contrib_quadratic""".split())
+
+
+def _same(stypes):
+    return stypes[0]
+
+
+def _add_like(stypes):
+    """elemwise_add/sub: the common sparse type of both, else dense."""
+    a, b = stypes[:2]
+    return a if a == b else D
+
+
+def _mul_like(stypes):
+    """elemwise_mul: a sparse factor keeps its storage (zeros stay zeros)."""
+    a, b = stypes[:2]
+    if a == b:
+        return a
+    if D in (a, b):
+        return b if a == D else a
+    return D
+
+
+def _all_rsp(stypes):
+    return R if all(s == R for s in stypes) else D
+
+
+def _broadcast_mul(stypes):
+    return C if stypes[0] == C else D
+
+
+def _zeros_like(stypes):
+    return stypes[0]
+
+
+def _where(stypes):
+    return D
+
+
+# op name (or alias) -> rule(list of input stypes) -> output stype; ops not listed: dense
+STYPE = {name: _same for name in ZERO_PRESERVING}
+STYPE.update({
+    "elemwise_add": _add_like, "_plus": _add_like, "_add": _add_like,
+    "elemwise_sub": _add_like, "_minus": _add_like, "_sub": _add_like,
+    "elemwise_mul": _mul_like, "_mul": _mul_like,
+    "add_n": _all_rsp, "ElementWiseSum": _all_rsp, "_sum": _all_rsp,
+    "broadcast_mul": _broadcast_mul, "broadcast_div": _broadcast_mul,
+    "zeros_like": _zeros_like, "_zeros_like": _zeros_like,
+    "slice": _same, "_sparse_retain": _same, "_contrib_SparseEmbedding": lambda s: D,
+    "where": _where,
+})
+
+KERNELS = {}
+
+
+def kernel(*names):
+    def deco(fn):
+        for n in names:
+            KERNELS[n] = fn
+        return fn
+    return deco
+
+
+def _is_sparse(x):
+    return isinstance(x, BaseSparseNDArray)
+
+
+def dispatch(op, inputs, attrs, out, ctx):
+    """``invoke``'s hook: NotImplemented unless an input or ``out`` is sparse."""
+    outs = out if isinstance(out, list) else [out]
+    if not any(_is_sparse(x) for x in inputs if x is not None) and \
+            not any(_is_sparse(o) for o in outs if o is not None):
+        return NotImplemented
+    stypes = [D if x is None else x.stype for x in inputs]
+    res = None
+    fn = KERNELS.get(op.name)
+    if fn is not None:
+        res = fn(op, inputs, attrs)
+    if res is None:
+        dense = [None if x is None else (cast_storage(x, D) if _is_sparse(x) else x)
+                 for x in inputs]
+        res = _core.invoke(op, dense, attrs, ctx=ctx)
+        rule = STYPE.get(op.name)
+        target = rule(stypes) if rule is not None else D
+        if target != D and isinstance(res, _core.NDArray):
+            if target == C and res.ndim != 2:
+                target = D
+            else:
+                res = CLASSES[target].from_dense(res.asnumpy(), res.context)
+    if out is None:
+        return res
+    for o, r in zip(outs, res if isinstance(res, list) else [res]):
+        if _is_sparse(o):
+            o._assign(cast_storage(r, o.stype).astype(o.dtype) if r.stype != o.stype
+                      else r.astype(o.dtype))
+        else:
+            o._write(cast_storage(r, D)._val().astype(np.dtype(o.dtype)))
+    return out

@@ -1,0 +1,116 @@
+"""Kernels that compute on the stored entries of sparse arrays (registered in
+``dispatch.KERNELS``): MXNet's sparse ``dot`` forms, ``retain``, ``square_sum`` and the sums of
+row_sparse arrays. A kernel returns None for a combination it does not serve, and the call
+falls back to the dense values."""
+import jax
+import numpy as np
+
+import importlib
+
+_core = importlib.import_module("xnd.ndarray")   # the core module (xnd.ndarray the name is the nd namespace)
+from ..base import MXNetError
+from .arrays import INDEX, CSRNDArray, RowSparseNDArray
+from .dispatch import D, kernel
+
+
+def _dense_out(a, ctx):
+    return _core._wrap(jax.device_put(a, ctx.jax_device()), ctx)
+
+
+def _csr_dot(csr, rhs, transpose):
+    """csr . rhs (dense numpy), or csr.T . rhs: a sum over the stored entries only."""
+    data, idx, indptr = csr._comp["data"], csr._comp["indices"], csr._comp["indptr"]
+    rows = np.repeat(np.arange(csr.shape[0], dtype=INDEX), np.diff(indptr))
+    rhs2 = rhs.reshape(rhs.shape[0], -1)
+    if not transpose:
+        out = np.zeros((csr.shape[0], rhs2.shape[1]), np.result_type(data, rhs))
+        np.add.at(out, rows, data[:, None] * rhs2[idx])
+        return out.reshape((csr.shape[0],) + rhs.shape[1:])
+    out = np.zeros((csr.shape[1], rhs2.shape[1]), np.result_type(data, rhs))
+    np.add.at(out, idx, data[:, None] * rhs2[rows])
+    return out.reshape((csr.shape[1],) + rhs.shape[1:])
+
+
+@kernel("dot")
+def dot(op, inputs, attrs):
+    lhs, rhs = inputs
+    ta, tb = attrs.get("transpose_a", False), attrs.get("transpose_b", False)
+    ctx = lhs.context
+    if lhs.stype == "csr" and rhs.stype in (D, "row_sparse") and not tb:
+        k = lhs.shape[0] if ta else lhs.shape[1]
+        if rhs.shape[0] != k:
+            raise MXNetError("dot: shape mismatch: lhs %s (transpose_a=%s) and rhs %s"
+                             % (lhs.shape, ta, rhs.shape))
+        dense_rhs = rhs.asnumpy() if rhs.stype == D else rhs.todense_numpy()
+        out = _csr_dot(lhs, dense_rhs, ta)
+        if ta:   # MXNet: dot(csr.T, dense) is row_sparse
+            return RowSparseNDArray.from_dense(out, ctx)
+        return _dense_out(out, ctx)
+    if lhs.stype == D and rhs.stype == "csr" and not ta:
+        # dense . csr = (csr.T . dense.T).T; dense . csr.T = (csr . dense.T).T
+        out = _csr_dot(rhs, lhs.asnumpy().T, not tb).T
+        return CSRNDArray.from_dense(out, ctx)    # MXNet: dot(dense, csr) is csr
+    return None
+
+
+@kernel("_sparse_retain", "retain")
+def _retain_kernel(op, inputs, attrs):
+    return retain(*inputs)
+
+
+def retain(data, indices):
+    """A RowSparseNDArray of the rows ``indices`` of ``data`` (stored as zeros where ``data``
+    has none, as MXNet's); the other rows dropped."""
+    if data.stype != "row_sparse":
+        raise MXNetError("retain: data must be a RowSparseNDArray, got stype %r" % data.stype)
+    want = np.unique(np.asarray(indices.asnumpy() if isinstance(indices, _core.NDArray)
+                                else indices).astype(INDEX))
+    if want.size and (want[0] < 0 or want[-1] >= data.shape[0]):
+        raise MXNetError("retain: indices must be in 0..%d, got %s" % (data.shape[0] - 1, want))
+    have = data._comp["indices"]
+    out = np.zeros((want.size,) + data.shape[1:], data._dtype)
+    pos = np.searchsorted(have, want)
+    hit = (pos < have.size) & (have[np.minimum(pos, max(have.size - 1, 0))] == want) \
+        if have.size else np.zeros(want.size, bool)
+    out[hit] = data._comp["data"][pos[hit]]
+    return RowSparseNDArray._make({"data": out, "indices": want}, data.shape, data._dtype,
+                                  data.context)
+
+
+@kernel("_square_sum")
+def square_sum(op, inputs, attrs):
+    (x,) = inputs
+    if x.stype != "row_sparse":
+        return None
+    axis, keepdims = attrs.get("axis"), attrs.get("keepdims", False)
+    axis = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,) if axis is not None \
+        else None
+    sq = x._comp["data"] ** 2
+    if axis in ((1,), (-1,)) and x.ndim == 2:
+        rows = sq.sum(axis=1)
+        if keepdims:   # MXNet: row_sparse (the stored rows' sums)
+            return RowSparseNDArray._make({"data": rows[:, None], "indices": x._comp["indices"]},
+                                          (x.shape[0], 1), x._dtype, x.context)
+        out = np.zeros(x.shape[0], x._dtype)
+        out[x._comp["indices"]] = rows
+        return _dense_out(out, x.context)
+    if axis in ((0,),) and x.ndim == 2:
+        out = sq.sum(axis=0)
+        return _dense_out(out[None] if keepdims else out, x.context)
+    return None
+
+
+@kernel("elemwise_add", "_plus", "_add", "add_n", "ElementWiseSum", "_sum")
+def rsp_sum(op, inputs, attrs):
+    """Sums of row_sparse arrays: the union of their rows."""
+    if not inputs or any(x is None or x.stype != "row_sparse" for x in inputs):
+        return None
+    first = inputs[0]
+    rows = np.unique(np.concatenate([x._comp["indices"] for x in inputs]))
+    data = np.zeros((rows.size,) + first.shape[1:], first._dtype)
+    for x in inputs:
+        if x.shape != first.shape:
+            raise MXNetError("%s: shapes differ: %s and %s" % (op.name, first.shape, x.shape))
+        data[np.searchsorted(rows, x._comp["indices"])] += x._comp["data"]
+    return RowSparseNDArray._make({"data": data, "indices": rows.astype(INDEX)}, first.shape,
+                                  first._dtype, first.context)
