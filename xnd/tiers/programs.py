@@ -231,7 +231,7 @@ def _inputs(args, kwargs, static_argnums, static_argnames):
     return leaves, device, commit
 
 
-_FAILED = object()   # a background compile that raised: the signature compiles synchronously
+_SYNC = object()   # _ready's mark of a signature that runs ``full`` itself (its jit compiles)
 
 
 class Tiered:
@@ -246,7 +246,10 @@ class Tiered:
         self.calls = Calls(static_argnums, static_argnames, kind)
         self.host = Host(host, static_argnums, static_argnames, kind=kind) \
             if host is not None else None
-        self._ready = {}      # signature -> optimized executable (background), or _FAILED
+        # signature -> the optimized executable a worker compiled, or _SYNC once the
+        # signature runs ``full`` (a synchronous switch, or a worker's compile that raised):
+        # a settled signature's call is one lookup, never a decision again
+        self._ready = {}
         self._pending = set()  # signatures whose optimized program is compiling
 
     def __call__(self, *args, **kwargs):
@@ -255,7 +258,9 @@ class Tiered:
                 exe = self._ready.get(_signature(args, kwargs, *self.calls._static))
             except TypeError:
                 exe = None
-            if exe is not None and exe is not _FAILED:
+            if exe is _SYNC:
+                return self.full(*args, **kwargs)
+            if exe is not None:
                 dargs, dkwargs = _dynamic(args, kwargs, *self.calls._static)
                 return exe(*dargs, **dkwargs)
         sig, tier = self.calls.tier(args, kwargs, host=self.host is not None)
@@ -266,12 +271,16 @@ class Tiered:
         return self._run(sig, tier, args, kwargs)
 
     def _run(self, sig, tier, args, kwargs):
-        if tier == OPTIMIZED or self._ready.get(sig) is _FAILED:
-            if self.host is not None and sig is not None:
-                self.host.forget(sig)
+        if tier == OPTIMIZED:
+            if sig is not None:            # (None: inside a trace, or pinned)
+                self._ready[sig] = _SYNC
+                if self.host is not None:
+                    self.host.forget(sig)
             return self.full(*args, **kwargs)
         if tier == BACKGROUND and sig not in self._pending:
             self._start(sig, args, kwargs)
+            if self._ready.get(sig) is _SYNC:          # (lowering raised: report it now)
+                return self.full(*args, **kwargs)
         if self.host is not None and tier in (HOST, BACKGROUND):
             res = self.host(sig, args, kwargs)
             if tier == HOST and table.decide(
@@ -288,14 +297,15 @@ class Tiered:
         try:
             lowered = self.full.lower(*args, **kwargs)
         except Exception:  # noqa: BLE001  (the synchronous path reports the program's error)
-            self._ready[sig] = _FAILED
+            self._ready[sig] = _SYNC
             return
         STATS["background_starts"] += 1
         background.submit(lowered, lambda exe: self._done(sig, exe), self.kind, self.name)
 
     def _done(self, sig, exe):
-        """The worker's report: the executable, or None when the compile raised."""
-        self._ready[sig] = _FAILED if exe is None else exe
+        """The worker's report: the executable, or None when the compile raised (then the
+        signature compiles synchronously, and reports the error, at its next call)."""
+        self._ready[sig] = _SYNC if exe is None else exe
         self._pending.discard(sig)
         if self.host is not None:
             self.host.forget(sig)
@@ -304,14 +314,14 @@ class Tiered:
     def ready(self, args, kwargs=None):
         """Whether the optimized executable of this call's signature is in use (tests)."""
         sig = _signature(args, kwargs or {}, *self.calls._static)
-        return self._ready.get(sig) not in (None, _FAILED)
+        return self._ready.get(sig) not in (None, _SYNC)
 
     @property
     def _calls(self):
         return self.calls._calls
 
     def _cache_size(self):
-        ready = sum(1 for e in self._ready.values() if e is not _FAILED)
+        ready = sum(1 for e in self._ready.values() if e is not _SYNC)
         if self.quick is self.full:        # (no quick options: one program for both)
             return self.full._cache_size() + ready
         return self.quick._cache_size() + self.full._cache_size() + ready
