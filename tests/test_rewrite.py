@@ -286,3 +286,26 @@ def test_quick_tier_folds_plain_kernels_and_the_switch_folds_winograd_ones():
     variant = exe._fold_state.variant
     assert any(p is not None for p in variant._host_plans.values())
     assert variant._qfold._cache_size() == 0 and variant.fold._cache_size() == 1
+
+
+def test_a_host_fold_that_fails_compiles_instead(monkeypatch):
+    """A host rule that declines a value while the quick tier's fold runs (host_jaxpr raises
+    Unsupported, counted and logged) makes that fold compile: the forward still gives the
+    plain graph's numbers, and the signature's later folds compile without trying the host."""
+    from xnd.lowering import host_jaxpr
+    calls = []
+
+    def declined(eqn, x, *, accuracy=None):
+        calls.append(1)
+        raise host_jaxpr.Unsupported("a value this rule does not follow")
+    monkeypatch.setitem(host_jaxpr.RULES, "rsqrt", declined)      # BatchNorm's 1/sqrt(var)
+    monkeypatch.setitem(host_jaxpr.RULES, "sqrt", declined)
+    rng = np.random.default_rng(3)
+    exe = _bind(_conv_bn(sym.Variable("data"), "c", 4, 3, p=1), rng, data=(2, 3, 5, 5))
+    outs = [exe.forward(is_train=False)[0].asnumpy() for _ in range(2)]
+    quick = tiers.TABLE.tiered and xla_options.options() is not None   # (none on jax 0.4.30)
+    assert len(calls) == (1 if quick else 0)      # the first fold; the second compiled at once
+    assert all(p is None for p in exe._fold_state.variant._host_plans.values())
+    ref = _reference(exe)[0]
+    for out in outs:
+        np.testing.assert_allclose(out, ref, rtol=RTOL, atol=RTOL * np.abs(ref).max())

@@ -38,7 +38,7 @@ from jax import lax
 
 from ..lowering import conv as _conv
 from .. import tiers
-from ..lowering import host_eval, xla_options
+from ..lowering import host_eval, host_jaxpr, xla_options
 from . import layout as _layout
 
 ENABLED = os.environ.get("XND_INFERENCE_REWRITES", "1") != "0"
@@ -284,7 +284,11 @@ class _Variant:
                 lambda *ps: self._fold_plain(list(ps)), params, max_seconds=None)
         if closed is None or not params:
             return self._qfold(params)
-        return host_eval.run_committed(closed, params, next(iter(params[0].devices())))
+        try:
+            return host_eval.run_committed(closed, params, next(iter(params[0].devices())))
+        except host_jaxpr.Unsupported:      # a value the host declines (counted and logged)
+            self._host_plans[sig] = None
+            return self._qfold(params)
 
     # ---- the fold program ---------------------------------------------------------------
     def _fold_plain(self, params):
