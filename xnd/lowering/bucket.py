@@ -56,6 +56,9 @@ def _out_shape(shapes):
     return tuple(out)
 
 
+_DONE = -1     # Flat's count of a combination past its bucketed calls
+
+
 class Flat:
     """Counts calls per (op, static key, input avals); ``run`` computes a call at the
     bucketed length while ``tiers.decide(kind, n, bucket=True)`` says ``BUCKET``: a
@@ -72,8 +75,9 @@ class Flat:
         (also while ``recording`` when an input is still being computed: see
         ``host_eval.run``)."""
         k = (op.name, key, tuple([(v.shape, v.dtype) for v in vals]))
-        if not self._bucketed(self._seen.get(k, 0) + 1) \
-                or (recording and _compat_jax.computing(vals)):
+        if not self._bucketed(k):
+            return None
+        if recording and _compat_jax.computing(vals):
             return None
         shapes = [v.shape for v in vals]
         shape = _out_shape(shapes)
@@ -104,16 +108,25 @@ class Flat:
 
     def admit(self, k):
         """Count one bucketed call of combination ``k``; False once it had its bucketed calls."""
-        calls = self._seen.get(k, 0)
-        if not self._bucketed(calls + 1):
+        if not self._bucketed(k):
             return False
+        calls = self._seen.get(k, 0)
         if len(self._seen) >= self.LIMIT:
             self._seen.clear()
         self._seen[k] = calls + 1
         return True
 
-    def _bucketed(self, n):
-        return tiers.decide(self.kind, n, bucket=True) == tiers.BUCKET
+    def _bucketed(self, k):
+        """Whether combination ``k``'s next call runs bucketed; a combination past its
+        bucketed calls is marked, so a loop's steady state is one lookup."""
+        calls = self._seen.get(k, 0)
+        if calls == _DONE:
+            return False
+        if tiers.decide(self.kind, calls + 1, bucket=True) == tiers.BUCKET:
+            return True
+        if not tiers.is_pinned():
+            self._seen[k] = _DONE
+        return False
 
 
 def flatten(vals, shape, length, device):
