@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 
 from ..base import MXNetError
-from .attrs import Bool, Float, Int, OptShape
+from .attrs import Bool, Float, Int, OptShape, optional
 from .elemwise import _round_half_away
 from .nn_common import fmt
 from .registry import register
@@ -172,3 +172,16 @@ def count_sketch(data, h, s, *, out_dim: Int, processing_batch_size: Int = 32):
 def div_sqrt_dim(data):
     """data / sqrt(data.shape[-1])."""
     return data / jnp.sqrt(jnp.asarray(data.shape[-1], data.dtype))
+
+
+@register("_contrib_getnnz")
+def getnnz(data, *, axis: optional(Int) = None):
+    """The number of stored values of a csr array (all of them, or per row with axis=1, per
+    column with axis=0), int64. A csr array's count comes from its indptr (xnd/sparse/ops.py,
+    explicit zeros included); on a dense array the non-zero values are counted."""
+    if data.ndim != 2:
+        raise MXNetError(f"getnnz: data must be 2-D, got {fmt(data.shape)}")
+    if axis not in (None, 0, 1):
+        raise MXNetError(f"getnnz: axis must be None, 0 or 1, got {axis}")
+    nz = (data != 0).astype(jnp.int64)
+    return nz.sum() if axis is None else nz.sum(axis=axis)

@@ -56,10 +56,11 @@ def fully_connected(data, weight, bias=None, *, num_hidden: Int, no_bias: Bool =
         raise MXNetError(f"{op}: weight has shape {_fmt(weight.shape)}, expected "
                          f"({num_hidden},{n_in}) for data {_fmt(data.shape)}, "
                          f"num_hidden={num_hidden}, flatten={flatten}")
-    if bias is not None and tuple(bias.shape) != (num_hidden,):
+    if bias is not None and tuple(bias.shape) not in ((num_hidden,), (num_hidden, 1)):
         raise MXNetError(f"{op}: bias has shape {_fmt(bias.shape)}, expected ({num_hidden},)")
     out = jnp.matmul(x, weight.astype(x.dtype).T, precision=_hi(x))
-    return out if bias is None else out + bias.astype(out.dtype)
+    # MXNet also takes a (num_hidden, 1) bias (its shape check compares sizes)
+    return out if bias is None else out + bias.reshape(num_hidden).astype(out.dtype)
 
 
 fully_connected.infer_shapes = _fc_shapes

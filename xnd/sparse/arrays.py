@@ -241,7 +241,7 @@ class CSRNDArray(BaseSparseNDArray):
     def from_dense(cls, a, ctx, dtype=None):
         a = np.asarray(a)
         if a.ndim != 2:
-            raise MXNetError("cast_storage: csr needs a 2-D array, got shape %s" % (a.shape,))
+            raise ValueError("cast_storage: csr needs a 2-D array, got shape %s" % (a.shape,))
         dtype = np.dtype(dtype or a.dtype)
         nz = a != 0
         r, c = np.nonzero(nz)

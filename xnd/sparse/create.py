@@ -121,7 +121,7 @@ def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
         from ..frontend import ndarray as nd
         return nd.zeros(shape, ctx=ctx, dtype=dtype, **kwargs)
     if stype not in CLASSES:
-        raise MXNetError("zeros: unknown storage type %r (default, row_sparse, csr)" % (stype,))
+        raise ValueError("zeros: unknown storage type %r (default, row_sparse, csr)" % (stype,))
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     dtype = np.dtype(np_dtype(dtype)) if dtype is not None else _REAL
     if stype == "csr":

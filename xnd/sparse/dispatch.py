@@ -61,6 +61,22 @@ def _where(stypes):
     return D
 
 
+def _take(stypes):
+    return C if stypes[0] == C else D
+
+
+# scalar comparisons: sparse when comparing a stored zero with the scalar gives 0
+# (MXNet: `y > 0` stays csr, `y == 0` is dense)
+CMP_SCALAR = {"_equal_scalar": np.equal, "_not_equal_scalar": np.not_equal,
+              "_greater_scalar": np.greater, "_greater_equal_scalar": np.greater_equal,
+              "_lesser_scalar": np.less, "_lesser_equal_scalar": np.less_equal}
+
+
+def _cmp_scalar(stypes, attrs, name):
+    zero_gives = CMP_SCALAR[name](0.0, float(attrs.get("scalar", 0.0)))
+    return D if zero_gives else stypes[0]
+
+
 # op name (or alias) -> rule(list of input stypes) -> output stype; ops not listed: dense
 STYPE = {name: _same for name in ZERO_PRESERVING}
 STYPE.update({
@@ -71,8 +87,10 @@ STYPE.update({
     "broadcast_mul": _broadcast_mul, "broadcast_div": _broadcast_mul,
     "zeros_like": _zeros_like, "_zeros_like": _zeros_like,
     "slice": _same, "_sparse_retain": _same, "_contrib_SparseEmbedding": lambda s: D,
-    "where": _where,
+    "where": _where, "take": _take,
 })
+STYPE.update({name: (lambda stypes, attrs, name=name: _cmp_scalar(stypes, attrs, name))
+              for name in CMP_SCALAR})
 
 KERNELS = {}
 
@@ -105,7 +123,8 @@ def dispatch(op, inputs, attrs, out, ctx):
                  for x in inputs]
         res = _core.invoke(op, dense, attrs, ctx=ctx)
         rule = STYPE.get(op.name)
-        target = rule(stypes) if rule is not None else D
+        target = D if rule is None else rule(stypes, attrs) if op.name in CMP_SCALAR \
+            else rule(stypes)
         if target != D and isinstance(res, _core.NDArray):
             if target == C and res.ndim != 2:
                 target = D

@@ -58,9 +58,14 @@ def _retain_kernel(op, inputs, attrs):
     return retain(*inputs)
 
 
-def retain(data, indices):
+def retain(data=None, indices=None, out=None, name=None, **kwargs):
     """A RowSparseNDArray of the rows ``indices`` of ``data`` (stored as zeros where ``data``
     has none, as MXNet's); the other rows dropped."""
+    if kwargs:
+        raise MXNetError("retain: unknown arguments %s (it takes data, indices)"
+                         % sorted(kwargs))
+    if data is None or indices is None:
+        raise MXNetError("retain: data and indices are required")
     if data.stype != "row_sparse":
         raise MXNetError("retain: data must be a RowSparseNDArray, got stype %r" % data.stype)
     want = np.unique(np.asarray(indices.asnumpy() if isinstance(indices, _core.NDArray)
@@ -68,13 +73,17 @@ def retain(data, indices):
     if want.size and (want[0] < 0 or want[-1] >= data.shape[0]):
         raise MXNetError("retain: indices must be in 0..%d, got %s" % (data.shape[0] - 1, want))
     have = data._comp["indices"]
-    out = np.zeros((want.size,) + data.shape[1:], data._dtype)
+    vals = np.zeros((want.size,) + data.shape[1:], data._dtype)
     pos = np.searchsorted(have, want)
     hit = (pos < have.size) & (have[np.minimum(pos, max(have.size - 1, 0))] == want) \
         if have.size else np.zeros(want.size, bool)
-    out[hit] = data._comp["data"][pos[hit]]
-    return RowSparseNDArray._make({"data": out, "indices": want}, data.shape, data._dtype,
-                                  data.context)
+    vals[hit] = data._comp["data"][pos[hit]]
+    res = RowSparseNDArray._make({"data": vals, "indices": want}, data.shape, data._dtype,
+                                 data.context)
+    if out is not None:
+        out._assign(res)
+        return out
+    return res
 
 
 @kernel("_square_sum")
@@ -114,3 +123,48 @@ def rsp_sum(op, inputs, attrs):
         data[np.searchsorted(rows, x._comp["indices"])] += x._comp["data"]
     return RowSparseNDArray._make({"data": data, "indices": rows.astype(INDEX)}, first.shape,
                                   first._dtype, first.context)
+
+
+@kernel("_contrib_getnnz")
+def getnnz(op, inputs, attrs):
+    (x,) = inputs
+    if x.stype != "csr":
+        return None
+    axis, indptr = attrs.get("axis"), x._comp["indptr"]
+    if axis is None:
+        out = np.array(indptr[-1], dtype=INDEX)
+    elif axis == 1:
+        out = np.diff(indptr).astype(INDEX)
+    else:
+        out = np.bincount(x._comp["indices"], minlength=x.shape[1]).astype(INDEX)
+    return _dense_out(out, x.context)
+
+
+@kernel("cast_storage")
+def cast_storage_kernel(op, inputs, attrs):
+    from .arrays import cast_storage
+    return cast_storage(inputs[0], attrs["stype"])
+
+
+def _on_stored(x, fn):
+    comp = dict(x._comp, data=fn(x._comp["data"]).astype(x._dtype))
+    return type(x)._make(comp, x.shape, x._dtype, x.context)
+
+
+@kernel("_scatter_plus_scalar", "_scatter_minus_scalar")
+def scatter_scalar(op, inputs, attrs):
+    (x,) = inputs
+    if x.stype == D:
+        return None
+    s = float(attrs.get("scalar", 1.0)) * (1 if op.name == "_scatter_plus_scalar" else -1)
+    return _on_stored(x, lambda d: d + s)
+
+
+@kernel("_scatter_elemwise_div")
+def scatter_div(op, inputs, attrs):
+    lhs, rhs = inputs
+    if lhs.stype != "row_sparse":
+        return None
+    r = rhs.asnumpy() if rhs.stype == D else rhs.todense_numpy()
+    rows = lhs._comp["indices"]
+    return _on_stored(lhs, lambda d: d / r[rows])

@@ -509,6 +509,16 @@ def simple_forward(sym, ctx=None, is_train=False, **inputs):
     return outputs
 
 
+def _sparse_grads(args_grad, stypes, keep=False):
+    """Gradient buffers of the storage types asked for (MXNet: a sparse one starts empty,
+    or, with ``keep``, holds the random starting values in that storage)."""
+    for k, st in (stypes or {}).items():
+        if k in args_grad and st not in (None, "default"):
+            g = args_grad[k]
+            args_grad[k] = g.tostype(st) if keep else _nd.zeros(g.shape, g.context, g.dtype,
+                                                                 stype=st)
+
+
 def numeric_grad(executor, location, aux_states=None, eps=1e-4, use_forward_train=True,
                  dtype=default_dtype()):
     """Finite-difference gradient of the sum of ``executor.outputs[0]`` with respect to each
@@ -532,12 +542,13 @@ def _numeric_grad(executor, location, aux_states, eps, use_forward_train, dtype)
             continue
         old_value = v.copy()
         arg = executor.arg_dict[k]
+        whole = arg.stype != "default"   # a sparse array is written whole, as MXNet does
         for i in range(int(np.prod(v.shape))):
             # one element written, not the whole array copied in: the same values (each
             # cast to ``dtype`` alike), without a copy of the array per difference
             at = np.unravel_index(i, v.shape)
             v.ravel()[i] += eps / 2.0
-            arg[at] = v[at]
+            arg[slice(None) if whole else at] = v if whole else v[at]
             if aux_states is not None:
                 for key, val in aux_states.items():
                     executor.aux_dict[key][:] = val
@@ -545,7 +556,7 @@ def _numeric_grad(executor, location, aux_states, eps, use_forward_train, dtype)
             f_peps = executor.outputs[0].asnumpy()
 
             v.ravel()[i] -= eps
-            arg[at] = v[at]
+            arg[slice(None) if whole else at] = v if whole else v[at]
             if aux_states is not None:
                 for key, val in aux_states.items():
                     executor.aux_dict[key][:] = _nd.array(val, dtype=dtype)
@@ -555,7 +566,7 @@ def _numeric_grad(executor, location, aux_states, eps, use_forward_train, dtype)
             approx_grad = (f_peps - f_neps).sum() / eps
             approx_grads[k].ravel()[i] = approx_grad
             v.ravel()[i] = old_value.ravel()[i]
-            arg[at] = v[at]
+            arg[slice(None) if whole else at] = v if whole else v[at]
         executor.arg_dict[k][:] = _nd.array(old_value, dtype=dtype)
     return approx_grads
 
@@ -570,9 +581,6 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     from ... import symbol as _sym
 
     _check_dtype(dtype, allow_asnumpy=False)
-    if grad_stype_dict:
-        for v in grad_stype_dict.values():
-            _check_stype(v, "check_numeric_gradient")
     if ctx is None:
         ctx = default_context()
 
@@ -609,6 +617,7 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
                           for k in grad_nodes]
                          + [("__random_proj", np.random.normal(0, 0.01, size=out_shape[0]))])
     args_grad = {k: _nd.array(v, ctx=ctx, dtype=dtype) for k, v in args_grad_npy.items()}
+    _sparse_grads(args_grad, grad_stype_dict)
 
     executor = out.bind(ctx, grad_req=grad_req, args=location, args_grad=args_grad,
                         aux_states=aux_states)
@@ -685,9 +694,6 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     'null' (the gradient buffer must be untouched), one for all or per argument.
     Returns the gradient arrays {name: NDArray}."""
     _check_dtype(dtype)
-    if grad_stypes:
-        for v in grad_stypes.values():
-            _check_stype(v, "check_symbolic_backward")
     if ctx is None:
         ctx = default_context()
     location = _parse_location(sym=sym, location=location, ctx=ctx, dtype=dtype)
@@ -700,6 +706,7 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     args_grad_data = {k: _nd.array(v, ctx=ctx, dtype=expected[k].dtype if _is_asnumpy(dtype)
                                    else dtype)
                       for k, v in args_grad_npy.items()}
+    _sparse_grads(args_grad_data, grad_stypes, keep=True)
 
     if isinstance(grad_req, str):
         grad_req = {k: grad_req for k in sym.list_arguments()}
