@@ -36,6 +36,7 @@ import numpy as np
 from ..base import MXNetError
 from ..engine import awaited_node
 from ..ndarray import STATE, _wrap
+from .. import tiers
 from ..lowering import xla_options
 from ..lowering.dtypes import NOT_REAL_ERRORS, as_real, real_run
 from . import devices, pieces
@@ -260,7 +261,7 @@ def _jitted(plan, mode):
                 grads, aux = pure(ext_vals, dyn_vals, head_grads)
                 return [g if o is None else o + g.astype(o.dtype) for g, o in zip(grads, olds)], aux
         conv = xla_options.classic_fusion(kind[1] for kind, _ in plan[0] if kind[0] == "op")
-        f = _JITTED[(plan, mode)] = xla_options.jit(run, classic_fusion=conv)
+        f = _JITTED[(plan, mode)] = xla_options.jit(run, classic_fusion=conv, kind=tiers.TAPE)
         STATS["plans"] += 1
     return f
 

@@ -37,6 +37,7 @@ import zlib
 
 import jax.numpy as jnp
 
+from .. import tiers
 from ..lowering import xla_options
 from . import sweep
 
@@ -132,7 +133,8 @@ def _program(key):
         if len(_PROGRAMS) >= _MAX_PROGRAMS:
             _PROGRAMS.clear()
         f = _PROGRAMS[key] = xla_options.jit(
-            _sweep(key), classic_fusion=xla_options.classic_fusion(kind[1] for kind, _ in key[0]))
+            _sweep(key), kind=tiers.TAPE,
+            classic_fusion=xla_options.classic_fusion(kind[1] for kind, _ in key[0]))
         STATS["pieces"] += 1
     return f
 
@@ -194,7 +196,7 @@ def _finish(groups, wanted):
             ext = dict(zip(wanted, vals))
             grads = sweep.sum_groups(groups, per, ext)
             return [g if o is None else o + g.astype(o.dtype) for g, o in zip(grads, olds)]
-        f = _FINISH[key] = xla_options.jit(finish)
+        f = _FINISH[key] = xla_options.jit(finish, kind=tiers.TAPE)
     return f
 
 

@@ -39,7 +39,7 @@ from jax import lax
 from ..lowering import conv as _conv
 from .. import tiers
 from ..lowering import host_eval, host_jaxpr, xla_options
-from . import layout as _layout
+from . import layout as _layout, rows as _rows
 
 ENABLED = os.environ.get("XND_INFERENCE_REWRITES", "1") != "0"
 
@@ -186,6 +186,7 @@ class InferencePlan:
                 continue
             self.bn_pairs[id(c)] = b
         self._variants = {}
+        self.rows = _rows.Rows(self)    # a new batch size's first calls at a bucket (rows.py)
 
     def resolve(self, entry):
         while _key(entry) in self.alias:
@@ -200,6 +201,15 @@ class InferencePlan:
     def run(self, args, aux, key, state):
         """Outputs of the graph for inference; ``state`` (``new_state()``) holds the folded
         constants of the caller's parameters."""
+        padded = self.rows.padded([args[k] for k in self.data_args])
+        if padded is None:
+            return self._run(args, aux, key, state)
+        args = list(args)
+        for k, v in zip(self.data_args, padded[0]):
+            args[k] = v
+        return self.rows.cut(self._run(args, aux, key, state), padded[1])
+
+    def _run(self, args, aux, key, state):
         params = [args[k] for k in self.param_args] + list(aux)
         data = [args[k] for k in self.data_args]
         dtypes = tuple(a.dtype for a in data)
