@@ -117,6 +117,19 @@ def test_a_failed_background_compile_compiles_synchronously(monkeypatch):
     assert f.full._cache_size() == 1
 
 
+def test_no_background_compile_where_the_quick_tier_is_the_optimized_program(monkeypatch):
+    """Without quick options (an accelerator, jax 0.4.30) a signature the host did not serve
+    ran ``full`` already: the switch compiles nothing more."""
+    monkeypatch.setattr(tiers.TABLE, "background", True)
+    monkeypatch.setattr(tiers.TABLE, "quick_calls", 2)
+    full = jax.jit(lambda x: x * 3)
+    f, x = tiers.Tiered(full, full, kind="step"), jnp.ones(2)
+    starts = tiers.STATS["background_starts"]
+    assert [float(f(x)[0]) for _ in range(4)] == [3.0] * 4
+    assert tiers.STATS["background_starts"] == starts and full._cache_size() == 1
+    assert not f.ready((x,)) and f._ready[programs._signature((x,), {})] is programs._SYNC
+
+
 def test_deterministic_switch_is_synchronous(monkeypatch):
     monkeypatch.setattr(tiers.TABLE, "background", False)
     monkeypatch.setattr(tiers.TABLE, "quick_calls", 2)

@@ -251,6 +251,7 @@ class Tiered:
         # a settled signature's call is one lookup, never a decision again
         self._ready = {}
         self._pending = set()  # signatures whose optimized program is compiling
+        self._full_ran = set()  # signatures ``full`` ran as the quick tier (``quick is full``)
 
     def __call__(self, *args, **kwargs):
         if self._ready:
@@ -271,6 +272,8 @@ class Tiered:
         return self._run(sig, tier, args, kwargs)
 
     def _run(self, sig, tier, args, kwargs):
+        if tier == BACKGROUND and sig in self._full_ran:
+            tier = OPTIMIZED               # (no quick options: full is compiled already)
         if tier == OPTIMIZED:
             if sig is not None:            # (None: inside a trace, or pinned)
                 self._ready[sig] = _SYNC
@@ -288,6 +291,8 @@ class Tiered:
                 self.host.forget(sig)   # (its last host call: a test suite meets thousands)
             if res is not _NOT_HOST:
                 return res
+        if self.quick is self.full:        # (an accelerator, or a jax without compile options)
+            self._full_ran.add(sig)
         return self.quick(*args, **kwargs)
 
     def _start(self, sig, args, kwargs):
