@@ -61,6 +61,11 @@ def _where(stypes):
     return D
 
 
+def _quadratic(stypes, attrs):
+    """contrib.quadratic: a*x^2 + b*x + c keeps zeros only when c == 0."""
+    return stypes[0] if float(attrs.get("c", 0.0)) == 0.0 else D
+
+
 def _take(stypes):
     return C if stypes[0] == C else D
 
@@ -91,6 +96,35 @@ STYPE.update({
 })
 STYPE.update({name: (lambda stypes, attrs, name=name: _cmp_scalar(stypes, attrs, name))
               for name in CMP_SCALAR})
+STYPE["_contrib_quadratic"] = _quadratic
+STYPE.update({n: _same for n in ("_scatter_plus_scalar", "_scatter_minus_scalar",
+                                 "_scatter_elemwise_div")})
+STYPE["cast_storage"] = lambda stypes, attrs: attrs["stype"]
+WITH_ATTRS = frozenset(CMP_SCALAR) | {"_contrib_quadratic", "cast_storage"}
+
+
+def output_stype(name, stypes, attrs):
+    """The storage type MXNet gives the result of operator ``name`` on inputs of ``stypes``."""
+    rule = STYPE.get(name)
+    if rule is None:
+        return D
+    return rule(stypes, attrs) if name in WITH_ATTRS else rule(stypes)
+
+
+def graph_stypes(symbol, var_stypes):
+    """The storage types of a graph's outputs, from its variables' (a name -> stype map):
+    the table applied node by node, as MXNet's storage-type inference does."""
+    from ..symbol.graph import topo
+    out = {}
+    for node in topo(symbol._outputs):
+        if node.op is None:
+            out[(id(node), 0)] = var_stypes.get(node.name, D)
+            continue
+        ins = [out.get((id(n), i), D) for n, i in node.inputs]
+        st = output_stype(node.op.name, ins, node.params()) if any(s != D for s in ins) else D
+        for i in range(node.num_outputs()):
+            out[(id(node), i)] = st
+    return [out[(id(n), i)] for n, i in symbol._outputs]
 
 KERNELS = {}
 
@@ -122,9 +156,7 @@ def dispatch(op, inputs, attrs, out, ctx):
         dense = [None if x is None else (cast_storage(x, D) if _is_sparse(x) else x)
                  for x in inputs]
         res = _core.invoke(op, dense, attrs, ctx=ctx)
-        rule = STYPE.get(op.name)
-        target = D if rule is None else rule(stypes, attrs) if op.name in CMP_SCALAR \
-            else rule(stypes)
+        target = output_stype(op.name, stypes, attrs)
         if target != D and isinstance(res, _core.NDArray):
             if target == C and res.ndim != 2:
                 target = D

@@ -606,6 +606,9 @@ class Executor(BoundArrays):
         return _bucket.graph_shape(self._graph.elementwise, args, id(self._graph))
 
     def _set_outputs(self, outs):
+        if any(a is not None and a.stype != "default" for a in self.arg_arrays):
+            from ..sparse import dispatch   # sparse inputs: outputs in the storage MXNet infers
+            return self._set_sparse_outputs(outs, dispatch)
         if self._outputs is None:  # nobody holds the bound outputs yet: no zeros to fill
             self._outputs = [_wrap(v, self._ctx) for v in outs]
             return
@@ -615,6 +618,13 @@ class Executor(BoundArrays):
                 o._write(v)
         else:
             self.outputs = [_wrap(v, self._ctx) for v in outs]
+
+    def _set_sparse_outputs(self, outs, dispatch):
+        stypes = dispatch.graph_stypes(self._symbol, {
+            n: a.stype for n, a in zip(self._arg_names, self.arg_arrays) if a is not None})
+        self.outputs = [dispatch.CLASSES[st].from_dense(np.asarray(v), self._ctx)
+                        if st != "default" else _wrap(v, self._ctx)
+                        for v, st in zip(outs, stypes)]
 
     @staticmethod
     def _values(arrays):
