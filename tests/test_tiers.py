@@ -35,6 +35,7 @@ def test_decide_follows_the_table(monkeypatch):
         assert tiers.decide(kind, 5, ready=True) == O
     assert _tiers("graph", 3, bucket=True) == [B, B, Q]
     assert _tiers("inference", 6, host=True) == [H] * 4 + [O] * 2   # fold and main together
+    assert _tiers("inference", 5, bucket=True) == [B] * 4 + [O]     # a new batch size padded
     assert _tiers("fit", 2, host=True) == [O, O]
     assert tiers.host_budget("eager") == 0.05 and tiers.host_budget("inference") == 0.15
     assert tiers.host_budget("step") == 3.0

@@ -7,7 +7,7 @@ whose every operator treats the rows of its batch independently (``row_independe
 output row depends only on the same row of each data input) computes the same rows on a
 batch padded with zero rows. So, once a graph has met one batch size (which runs its own
 programs from the start: a loop on one size pays no padding and switches tiers as before),
-another size's first ``tiers.TABLE.quick_calls`` calls run at a bucket (the smallest power
+another size's first calls (``tiers.decide``'s ``inference`` row) run at a bucket (the smallest power
 of two at least ``ROW_BUCKET_MIN``, up to ``ROW_BUCKET_MAX`` rows and ``MAX_ELEMENTS``
 elements): one program for every size up to it, its outputs cut back to the size's rows.
 Later calls of a size that comes back run its own programs. Padding and cutting run on the
@@ -128,7 +128,7 @@ class Rows:
             return None
         key = (n, tuple((s, a.dtype) for s, a in zip(shapes, data)))
         calls = self.calls.get(key, 0)
-        if calls >= tiers.TABLE.quick_calls:
+        if tiers.decide(tiers.INFERENCE, calls + 1, bucket=True) != tiers.BUCKET:
             return None
         self.calls[key] = calls + 1
         out = []

@@ -69,8 +69,8 @@ class Table:
             return self.eager_host_calls, self.bucket_calls, 0, self.eager_max_s, False
         if kind == FIT:                  # one call runs a long loop: optimized from the first
             return 0, 0, 0, 0.0, False
-        if kind == INFERENCE:            # (its fold and main switch together: synchronously)
-            return q, 0, q, self.host_infer_max_s, False
+        if kind == INFERENCE:   # bucket: a new batch size padded (symbol/rows.py); fold and
+            return q, q, q, self.host_infer_max_s, False   # main switch together: synchronously
         if kind in (GRAPH, TAPE, STEP, OPTIMIZER):
             return q, (self.bucket_calls if kind == GRAPH else 0), q, self.host_max_s, True
         raise ValueError(f"xnd.tiers: unknown program kind {kind!r} (one of {KINDS})")
