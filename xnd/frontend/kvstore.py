@@ -339,3 +339,5 @@ def create(name="local"):
 # MXNet's mx.kvstore is a package (kvstore.base, kvstore.kvstore, kvstore.kvstore_server);
 # this module stands for it, and its submodules are the files of xnd/frontend/_kvstore/
 __path__ = [_os.path.join(_os.path.dirname(__file__), "_kvstore")]
+from .kvstore import base, kvstore, kvstore_server  # noqa: E402,F401  (MXNet's submodules)
+from .kvstore.kvstore_server import KVStoreServer  # noqa: E402,F401

@@ -193,6 +193,17 @@ def _default_uniform():
     return Uniform(0.01)
 
 
+
+class LogValidationMetricsCallback:
+    """An ``eval_end_callback`` that logs each validation metric at the end of an epoch
+    (``Epoch[e] Validation-<name>=<value>``)."""
+
+    def __call__(self, param):
+        if not param.eval_metric:
+            return
+        for name, value in param.eval_metric.get_name_value():
+            logging.info("Epoch[%d] Validation-%s=%f", param.epoch, name, value)
+
 class FeedForward:
     """MXNet 1.9.1's deprecated single-data, single-output estimator, driven by xnd's Module.
 

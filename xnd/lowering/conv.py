@@ -112,7 +112,8 @@ def _conv_shapes(attrs, data_shape):
     return out
 
 
-@register("Convolution", param_shapes=param_shapes_from(_conv_shapes, ("data", "weight", "bias")))
+@register("Convolution", "Convolution_v1",  # (MXNet's legacy op: the same attributes and math)
+          param_shapes=param_shapes_from(_conv_shapes, ("data", "weight", "bias")))
 def convolution(data, weight, bias=None, *, kernel: Shape, stride: Shape = (), dilate: Shape = (),
                 pad: Shape = (), num_filter: Int, num_group: Int = 1, workspace: Int = 1024,
                 no_bias: Bool = False, cudnn_tune: CudnnTune = None, cudnn_off: Bool = False,
@@ -582,7 +583,8 @@ def _tiled_max(x, axes, ks):
     return f(x)
 
 
-@register("Pooling", num_outputs=_pool_outputs, num_visible=1)
+@register("Pooling", "Pooling_v1", num_outputs=_pool_outputs,  # (Pooling_v1: a subset of
+          num_visible=1)                                   # the attributes, the same math)
 def pooling(data, *, kernel: Shape = (), pool_type: choice("avg", "lp", "max", "sum") = "max",
             global_pool: Bool = False, cudnn_off: Bool = False,
             pooling_convention: choice("full", "same", "valid") = "valid", stride: Shape = (),

@@ -12,7 +12,7 @@ operator whose namespace function is hand-written Python with another calling co
 (``nd.contrib.adamw_update`` takes ``rescale_grad`` as a number) gets a generated function of
 its own, as MXNet's ``gen_contrib`` holds the raw operator.
 """
-from . import registry
+from . import registry, unavailable  # noqa: F401  (gen_contrib binds its entries)
 
 __all__ = ["PREFIXES", "SPARSE", "members", "bind", "bind_names"]
 

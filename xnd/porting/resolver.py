@@ -9,6 +9,8 @@ import importlib
 import inspect
 import types
 
+from . import surface_exceptions
+
 
 SUPPORTED, UNSUPPORTED, UNKNOWN = "supported", "unsupported", "unknown"
 STATUSES = (SUPPORTED, UNSUPPORTED, UNKNOWN)
@@ -169,6 +171,9 @@ class Resolver:
     def _missing(self, parent, attr, where):
         """Why ``parent.attr`` is unsupported, as precisely as the tables say."""
         name = ".".join(parent + (attr,))
+        why = surface_exceptions.reason_for_path(name)  # a name of MXNet's that xnd lacks
+        if why is not None:
+            return Resolution(UNSUPPORTED, reason=f"{name}: {why}")
         if attr in self.ops and _namespace_kind(parent):
             return Resolution(UNSUPPORTED, reason=f"operator {attr!r} is in xnd's registry but "
                                                   f"not exported as {name}")

@@ -8,3 +8,4 @@ from .symbol import Symbol as SymbolBase  # noqa: F401  (MXNet's base class of S
 
 _sym = _sys.modules[__package__]  # mx.sym (these modules are imported at its end)
 _groups.bind(globals(), "contrib", [_sym.contrib, _sym._internal], _make)
+_groups.bind_names(globals(), _sym.contrib, _groups.unavailable.CONTRIB_OPS)  # (raising entries)

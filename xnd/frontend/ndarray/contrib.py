@@ -6,11 +6,13 @@ import numpy as _np
 
 from ... import _nest
 from ...lowering import registry as _registry
+from ...lowering import unavailable as _unavailable
 from ...ndarray import NDArray as _NDArray, invoke as _invoke
 from ...op_function import op_function as _op_function
 from ._sync_batchnorm import SyncBatchNorm  # noqa: F401  (waits for the other devices)
 # names MXNet's module holds by importing them (its users import them from here)
 from ...context import current_context  # noqa: E402,F401
+from ..random import uniform  # noqa: E402,F401
 
 _PREFIX = "_contrib_"
 
@@ -124,3 +126,7 @@ def multi_mp_adamw_update(weights, grads, mean, var, weights32, rescale_grad, lr
     return _internal_op("_multi_mp_adamw_update", *flat,
                         _rescale_array(rescale_grad, weights[0].context), out=out,
                         num_weights=size or len(weights), lrs=lrs, wds=wds, etas=etas, **kwargs)
+
+
+# MXNet's contrib operators that cannot work on XLA: entries raising MXNetError with the reason
+_unavailable.install(globals(), "mxnet.ndarray.contrib", _unavailable.CONTRIB_OPS)

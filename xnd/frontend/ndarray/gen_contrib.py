@@ -8,3 +8,4 @@ from ...op_function import op_function as _make
 
 _nd = _sys.modules[__package__]  # mx.nd (these modules are imported at its end)
 _groups.bind(globals(), "contrib", [_nd.contrib, _nd._internal], _make)
+_groups.bind_names(globals(), _nd.contrib, _groups.unavailable.CONTRIB_OPS)  # (raising entries)

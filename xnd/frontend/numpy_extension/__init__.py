@@ -10,6 +10,7 @@ import sys as _sys
 import numpy as _onp
 
 from ... import context as _context
+from ...base import check_call, classproperty, with_metaclass  # noqa: F401  (MXNet's module's)
 from ...lowering import registry as _registry
 from ...ndarray import NDArray, invoke, waitall  # noqa: F401
 from .. import ndarray as _nd

@@ -6,7 +6,8 @@ from ._adaptive import _SquaredHistory
 from ._base import register
 # names MXNet's module holds by importing them (its users import them from here)
 from ...ndarray import NDArray  # noqa: E402,F401
-from ..ndarray import zeros  # noqa: E402,F401
+from ..ndarray import clip, contrib, mean, sqrt, square, zeros  # noqa: E402,F401
+from ._base import Optimizer  # noqa: E402,F401
 
 __all__ = ["GroupAdaGrad"]
 
