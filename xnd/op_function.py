@@ -3,6 +3,8 @@
 attributes positionally or by keyword."""
 import inspect
 
+import numpy as np
+
 from .base import MXNetError, _Null
 from .lowering import registry
 from .ndarray import NDArray, invoke
@@ -57,10 +59,47 @@ def signature(op, tail):
     var_kw = P("kwargs", P.VAR_KEYWORD)
     if op.variadic:
         return inspect.Signature([P(op.inputs[-1], P.VAR_POSITIONAL), var_kw])
-    names = [(n, None) for n in op.inputs] + [(n, _Null) for n in op.params] + \
-        [(n, None) for n in tail]
+    names = [(n, None) for n in op.inputs] + [(n, _Null) for n in op.params]
+    if not op.inputs and "ctx" not in op.params:    # creation / sampling ops take ctx=
+        names.append(("ctx", _Null))
+    names += [(n, None) for n in tail]
     return inspect.Signature([P(n, P.POSITIONAL_OR_KEYWORD, default=d) for n, d in names] +
                              [var_kw])
+
+
+_OUT_DTYPES = {"_random_randint": ("int32", "int64")}   # every other sampler: floating types
+_FLOATS = ("float16", "float32", "float64")
+
+
+def shape_dtype_from_out(op, kw, out):
+    """MXNet's imperative shape and type inference for an operator without array inputs
+    (the ``_random_*`` samplers): an unknown ``shape`` or ``dtype`` attribute is ``out``'s
+    (``mx.random.uniform(0, 1, out=a)`` fills ``a``); a given one must agree with it."""
+    if out is None or not isinstance(out, NDArray):
+        return kw
+    kw = dict(kw)
+    if "shape" in op.params:
+        shape = kw.get("shape")
+        if shape is None or shape is _Null or shape == ():
+            kw["shape"] = tuple(out.shape)
+        elif tuple(shape) != tuple(out.shape) if isinstance(shape, (tuple, list)) \
+                else (int(shape),) != tuple(out.shape):
+            fmt = (lambda t: "[" + ",".join(map(str, t)) + "]")
+            given = tuple(shape) if isinstance(shape, (tuple, list)) else (int(shape),)
+            raise MXNetError(f"{op.name}: Shape inconsistent, Provided = {fmt(out.shape)}, "
+                             f"inferred shape={fmt(given)}")
+    if "dtype" in op.params:
+        have = np.dtype(out.dtype).name
+        want = kw.get("dtype")
+        if want is not None and want is not _Null and np.dtype(want).name != have:
+            raise MXNetError(f"{op.name}: Output type does not match requested type: "
+                             f"{have} vs {np.dtype(want).name}")
+        allowed = _OUT_DTYPES.get(op.name, _FLOATS)
+        if op.name.startswith("_random_") and have not in allowed:
+            raise MXNetError(f"{op.name}: Output type must be {', '.join(allowed)}: "
+                             f"dtype is {have}")
+        kw["dtype"] = have
+    return kw
 
 
 def op_function(op, pyname=None):
@@ -69,7 +108,8 @@ def op_function(op, pyname=None):
     defaults = op.parse_attrs({}) if op.default_key is not None else None
 
     def fn(*args, out=None, name=None, **kwargs):
-        if defaults is not None and not kwargs and len(args) == n_in and not op.variadic:
+        if defaults is not None and not kwargs and len(args) == n_in and not op.variadic \
+                and (n_in or out is None):
             for x in args:  # fast path: inputs only, default attributes
                 if not isinstance(x, NDArray):
                     break
@@ -82,6 +122,8 @@ def op_function(op, pyname=None):
             out = args[n_in + len(op.params)] if out is None else out
             args = args[:n_in + len(op.params)]
         inputs, kw = bind(op, args, kwargs)
+        if not n_in and out is not None:
+            kw = shape_dtype_from_out(op, kw, out)
         for x in inputs:
             if x is not None and not isinstance(x, NDArray):
                 raise TypeError(f"{op.name}: inputs must be NDArrays, got {type(x).__name__}")

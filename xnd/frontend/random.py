@@ -13,6 +13,7 @@ from ..ndarray import NDArray, invoke
 from ..base import MXNetError
 from ..lowering import registry
 from ..lowering.attrs import Shape
+from ..op_function import shape_dtype_from_out
 # names MXNet's module holds by importing them (its users import them from here)
 from ..base import check_call, integer_types, numeric_types  # noqa: E402,F401
 from ..context import Context, current_context  # noqa: E402,F401
@@ -43,13 +44,22 @@ def _sample(scalar_op, array_op, params, names, shape, dtype, ctx, out, kwargs):
         if not all(_is_array(p) for p in params):
             raise MXNetError(f"{array_op}: parameters must be all NDArrays or all scalars")
         op = registry.get(array_op)
+        if dtype is None and out is not None:  # the output's type, as MXNet infers it
+            dtype = np.dtype(out.dtype).name
         attrs = op.parse_attrs({"shape": _shape(shape), "dtype": dtype})
         return invoke(op, list(params), attrs, out=out)
     op = registry.get(scalar_op)
-    attrs = op.parse_attrs(dict(zip(names, params), shape=_shape(shape) or (1,),
-                                dtype=dtype or "float32"))
+    return _draw(op, dict(zip(names, params), shape=shape, dtype=dtype), "float32", ctx, out)
+
+
+def _draw(op, kw, dtype, ctx, out):
+    """A scalar-parameter sampler: shape and dtype from ``out`` where not given (MXNet's
+    imperative inference), else shape (1,) and ``dtype``."""
+    kw = shape_dtype_from_out(op, kw, out)
+    kw["shape"] = _shape(kw.get("shape")) or (1,)
+    kw["dtype"] = kw.get("dtype") or dtype
     ctx = ctx or (out.context if out is not None else None)
-    return invoke(op, [], attrs, out=out, ctx=ctx)
+    return invoke(op, [], op.parse_attrs(kw), out=out, ctx=ctx)
 
 
 def uniform(low=0, high=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
@@ -67,10 +77,8 @@ def randn(*shape, loc=0, scale=1, dtype=None, ctx=None, out=None, **kwargs):
 
 
 def randint(low, high, shape=None, dtype=None, ctx=None, out=None, **kwargs):
-    op = registry.get("_random_randint")
-    attrs = op.parse_attrs({"low": low, "high": high, "shape": _shape(shape) or (1,),
-                            "dtype": dtype or "int32", **kwargs})
-    return invoke(op, [], attrs, out=out, ctx=ctx)
+    return _draw(registry.get("_random_randint"),
+                 dict(low=low, high=high, shape=shape, dtype=dtype, **kwargs), "int32", ctx, out)
 
 
 def exponential(scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
@@ -101,6 +109,9 @@ def generalized_negative_binomial(mu=1, alpha=1, shape=None, dtype=None, ctx=Non
 
 def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwargs):
     op = registry.get("_sample_multinomial")
+    if out is not None and np.dtype(out.dtype) != np.dtype(dtype):
+        raise MXNetError(f"_sample_multinomial: Type inconsistent, Provided = "
+                         f"{np.dtype(out.dtype).name}, inferred type = {np.dtype(dtype).name}")
     return invoke(op, [data], op.parse_attrs({"shape": _shape(shape), "get_prob": get_prob,
                                               "dtype": dtype, **kwargs}), out=out)
 
