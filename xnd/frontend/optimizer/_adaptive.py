@@ -127,6 +127,7 @@ class LAMB(_KernelClip, Optimizer):
         r1 = clamp(|weight|, lower_bound, upper_bound);  r2 = |u|
         weight -= lr * (r1 / r2 if r1 > 0 and r2 > 0 else 1) * u
     """
+    _mp_skips_update = True
     _zero_states = 2
     _static_attrs = ("beta1", "beta2", "epsilon", "lower_bound", "upper_bound", "bias_correction")
     _batched = True

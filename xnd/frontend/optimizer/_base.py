@@ -446,14 +446,18 @@ class Optimizer:
     def update_multi_precision(self, index, weight, grad, state):
         """As update, through the float32 master copy for float16 weights when
         ``multi_precision`` is on."""
-        if type(self).update is not Optimizer.update and \
+        if type(self).update is not Optimizer.update and not self._mp_skips_update and \
                 type(self).update_multi_precision is Optimizer.update_multi_precision:
             # a user-defined update() (MXNet-style custom optimizer): MXNet's base class
-            # routes every update through it, one parameter at a time
+            # routes every update through it, one parameter at a time (SGD, NAG, LARS and
+            # LAMB define their own update_multi_precision, which never calls update(): a
+            # subclass's update() is not called, MXNet's example/dsd SparseSGD's included)
             for args in zip(*self._lists(index, weight, grad, state)):
                 self._update_mp_via_update(*args)
             return
         self._apply(*self._lists(index, weight, grad, state), multi_precision=None)
+
+    _mp_skips_update = False  # MXNet's class defines update_multi_precision without update()
 
     def _update_mp_via_update(self, index, weight, grad, state):
         if self.multi_precision and weight.dtype == np.float16:

@@ -34,6 +34,7 @@ class SGD(_Momentum, _KernelClip, Optimizer):
 
     ``lazy_update`` is accepted; xnd has dense gradients only, so it has no effect.
     """
+    _mp_skips_update = True
     _static_attrs = ("momentum",)
     _mp_master_first = False
     _batched = True
@@ -64,6 +65,7 @@ class NAG(_Momentum, _KernelClip, Optimizer):
         weight = weight - mom + (momentum + 1) * (mom - lr * (clip(rescale_grad * grad) + wd * weight))
         mom = mom - lr * (clip(rescale_grad * grad) + wd * weight)   # the updated weight (in place)
     """
+    _mp_skips_update = True
     _static_attrs = ("momentum",)
     _mp_master_first = False
 
@@ -110,6 +112,7 @@ class LARS(_Momentum, _KernelClip, Optimizer):
 
     ``momentum_correction`` scales momentum by cur_lr / last_lr as MXNet does.
     """
+    _mp_skips_update = True
     _static_attrs = ("momentum", "eta", "eps")
     _mp_master_first = False
     _batched = True
