@@ -103,8 +103,8 @@ def queued(n=300):
             return Double()
 
     prog = xla_options.jit(lambda x: custom.custom(x, op_type="t_queued_double") + 1,
-                           quick_first=False)
-    add = xla_options.jit(lambda a, b: a + b.sum(), quick_first=False)
+                           kind="fit")
+    add = xla_options.jit(lambda a, b: a + b.sum(), kind="fit")
     acc = jnp.zeros((), jnp.float32)
     for x in [jnp.full((100, 10), float(i)) for i in range(n)]:
         acc = add(acc, prog(x))

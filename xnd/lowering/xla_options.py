@@ -50,20 +50,16 @@ def options(classic_fusion=False):
 
 
 @host_callbacks.synced   # (programs wait for their results once a Custom op ran)
-def jit(fun, classic_fusion=False, quick_first=True, kind=_tiers.GRAPH, **kw):
+def jit(fun, classic_fusion=False, kind=_tiers.GRAPH, **kw):
     """``jax.jit(fun, **kw)`` compiled with ``options(classic_fusion)`` when called from Python.  JAX takes
     compile options only for a top-level compilation, so a call from inside another traced
     function (Module's step calls the executor's forward-backward) runs the plain ``jax.jit``
     (whose code then belongs to the caller's compilation and its options).  ``kind`` (an
     ``xnd.tiers`` kind: ``"graph"``, ``"tape"``, ``"step"``, ``"optimizer"``, ``"fit"``) picks
     the row of xnd/tiers' table that decides where each call runs (a host tier, a quickly
-    compiled program, the optimized one compiled in the background: ``tiers.Tiered``);
-    ``quick_first=False`` is ``kind="fit"`` (a program whose one call runs a long loop)."""
-    if not quick_first:
-        kind = _tiers.FIT
-    cheap = kind != _tiers.FIT
-    quick, full = tiers(fun, classic_fusion=classic_fusion, quick=cheap, **kw)
-    host = _tiers.TABLE.host and cheap
+    compiled program, the optimized one compiled in the background: ``tiers.Tiered``)."""
+    quick, full = tiers(fun, classic_fusion=classic_fusion, quick=_tiers.quick_tier(kind), **kw)
+    host = _tiers.host_tier(kind)
     if quick is None and not host:
         return full
     nums = kw.get("static_argnums", ())

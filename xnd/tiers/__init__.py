@@ -10,7 +10,7 @@ from . import table
 from .programs import STATS, Calls, Host, Tiered, host_first, pinned  # noqa: F401
 from .table import (BACKGROUND, BUCKET, EAGER, FIT, GRAPH, HOST, INFERENCE,  # noqa: F401
                     KINDS, OPTIMIZED, OPTIMIZER, QUICK, STEP, TABLE, TAPE, TIERS, decide,
-                    host_budget, is_pinned)
+                    host_budget, host_tier, is_pinned, quick_tier)
 
 if TABLE.log:
     from . import log as _log

@@ -136,6 +136,17 @@ def decide(kind, calls, *, host=False, bucket=False, ready=False):
     return BACKGROUND
 
 
+def quick_tier(kind):
+    """Whether programs of ``kind`` have a quickly compiled tier (``lowering/xla_options``
+    builds one only then)."""
+    return TABLE.tiered and TABLE.row(kind)[2] > 0
+
+
+def host_tier(kind):
+    """Whether compiled programs of ``kind`` may run their first calls on the host."""
+    return TABLE.host and TABLE.row(kind)[0] > 0
+
+
 def host_budget(kind):
     """The estimated numpy seconds above which a call of ``kind`` compiles instead."""
     return TABLE.row(kind)[3]
