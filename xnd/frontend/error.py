@@ -14,7 +14,7 @@ class InternalError(MXNetError):
     def __init__(self, msg):
         if "MXNet hint:" not in msg:
             msg += ("\nMXNet hint: You hit an internal error. Please open an issue in "
-                    "https://github.com/apache/mxnet/issues/new/choose to report it.")
+                    "https://github.com/apache/incubator-mxnet/issues/new/choose to report it.")
         super().__init__(msg)
 
 
