@@ -209,8 +209,10 @@ def _infers_range(node):
 
 
 def _unsized(node):
-    """A creation node's shape with its unknown (-1) dims as 0s, () for an unknown rank, or
-    None when fully given."""
+    """A creation node's shape with its unknown dims as 0s, () for an unknown rank, or None
+    when fully given. Unknown: -1, and in MXNet's legacy shape semantics 0 too
+    (``F.zeros(shape=(0, C))`` in a hybridized block: the batch size, inferred from the
+    consumers); under ``mx.np_shape()`` a 0 is a real zero-size dim."""
     if _infers_range(node):
         return (0,)
     if node.op.name not in _CREATION or node.inputs:
@@ -218,7 +220,10 @@ def _unsized(node):
     shape = tuple(node.params().get("shape") or ())
     if not shape:
         return None if is_np_shape() else ()
-    return tuple(0 if d == -1 else d for d in shape) if -1 in shape else None
+    unknown = (-1,) if is_np_shape() else (-1, 0)
+    if not any(d in unknown for d in shape):
+        return None
+    return tuple(0 if d in unknown else d for d in shape)
 
 
 def sized(node, shape):

@@ -173,7 +173,13 @@ class GraphOp:
         from ...lowering.registry import Dynamic, Op
         from ...symbol.executor import GraphFunction
         self.sym = out_sym
+        self._made = (name, data_syms, params, inline_limit)
         g = self.graph = GraphFunction(out_sym)  # the executor's pure evaluation of the graph
+        # creation ops of unknown dims (F.zeros(shape=(0, C)): the batch size) run at the
+        # shapes inferred from each call's inputs, one graph op per input shapes
+        from ...symbol.infer import _unsized
+        self._sized = {} if any(n.op is not None and _unsized(n) is not None
+                                for n in g.nodes) else None
         rng = any(n.op is not None and n.op.rng for n in g.nodes)
         data_pos = {s.name: k for k, s in enumerate(data_syms)}
         self.arg_slots = []
@@ -286,8 +292,28 @@ class GraphOp:
         return tuple((tape.in_graph(flat_args[p]) and tape.grad_req(flat_args[p]) != "null")
                      if is_arg else p.grad_req != "null" for is_arg, p in self.arg_slots)
 
+    def _sized_op(self, flat_args):
+        """The graph op of this graph with its creation ops' unknown dims inferred from the
+        shapes of this call's inputs and parameters (symbol/infer.complete_creations)."""
+        from ...symbol.infer import complete_creations
+        g = self.graph
+        shapes = [tuple(flat_args[p].shape) if is_arg else tuple(p.shape)
+                  for is_arg, p in self.arg_slots]
+        shapes += [tuple(p.shape) for p in self.aux_params]
+        key = tuple(shapes)
+        op = self._sized.get(key)
+        if op is None:
+            names = [n.name for n in g.arg_nodes + g.aux_nodes]
+            run = complete_creations(self.sym, dict(zip(names, shapes)))
+            name, data_syms, params, inline_limit = self._made
+            op = self._sized[key] = GraphOp(name, data_syms, type(self.sym)(run), params,
+                                            inline_limit)
+        return op
+
     def __call__(self, flat_args):
         from ...ndarray import STATE
+        if self._sized is not None:
+            return self._sized_op(flat_args)(flat_args)
         ctx = flat_args[0].context
         ins = []
         for is_arg, p in self.arg_slots:
