@@ -45,10 +45,19 @@ def _i(r, *s, lo=-50, hi=50, dtype=np.int32):
 
 
 def _odd(r, *s):
-    """Floats with the values where rules differ: NaN, infinities, -0.0, halves."""
+    """Floats with the values where rules differ: NaN, infinities, zeros of both signs (in
+    every pairing across two draws), halves."""
     x = (r.integers(-8, 8, s) / 2).astype(np.float32).reshape(-1)
-    x[:5] = [np.nan, np.inf, -np.inf, -0.0, 0.0]
+    odd = [np.nan, np.inf, -np.inf, -0.0, 0.0] + ([-0.0, 0.0] if r.integers(2) else [0.0, -0.0])
+    x[:len(odd)] = odd[:x.size]
     return x.reshape(s)
+
+
+def _odd_pair(r, *s):
+    """Two ``_odd`` draws whose zeros meet with opposite signs and with equal ones."""
+    x, y = _odd(r, *s), _odd(r, *s).reshape(-1)
+    y[3:7] = [-v if i % 2 == 0 else v for i, v in enumerate(x.reshape(-1)[3:7])]
+    return [x, y.reshape(s)]
 
 
 def _maxpool(x, op=lax.max, init=-np.inf):
@@ -124,7 +133,8 @@ def _cases():
     for name, fn in [("add", jnp.add), ("sub", jnp.subtract), ("mul", jnp.multiply),
                      ("max", jnp.maximum), ("min", jnp.minimum), ("atan2", jnp.arctan2),
                      ("nextafter", lax.nextafter)]:
-        c[name] = _binary(fn, _odd if name in ("max", "min", "nextafter") else _f)
+        c[name] = (fn, lambda r: _odd_pair(r, 3, 5)) if name in ("max", "min", "nextafter") \
+            else _binary(fn)
     c["add_any"] = _unary(jax.grad(lambda x: (x * x).sum()))
     c["pow"] = lambda x, y: x ** y, lambda r: [_pos(r, 3, 5), _f(r, 3, 5)]
     c["div"] = lambda x, y, i, j: (x / y, lax.div(i, j)), lambda r: [
@@ -143,7 +153,10 @@ def _cases():
                                  _i(r, 4, 5, lo=-2, hi=40)]
     c["select_n"] = lambda p, i, x, y, z: (lax.select(p, x, y), lax.select_n(i, x, y, z)), \
         lambda r: [_f(r, 6) > 0, _i(r, 6, lo=0, hi=3), _odd(r, 6), _f(r, 6), _f(r, 6)]
-    c["clamp"] = _unary(lambda x: lax.clamp(np.float32(-0.5), x, np.float32(0.5)), _odd)
+    c["clamp"] = lambda x, y: (lax.clamp(np.float32(-0.5), x, np.float32(0.5)),
+                               lax.clamp(y, x, np.float32(9)), lax.clamp(np.float32(-9), x, y),
+                               lax.clamp(x, y, np.float32(9)), lax.clamp(np.float32(-9), y, x)), \
+        lambda r: _odd_pair(r, 3, 5)
     c["convert_element_type"] = _unary(lambda x: (
         (x * 1e9).astype(jnp.int32), x.astype(jnp.uint8), x.astype(jnp.float64),
         x.astype(jnp.bool_), x.astype(jnp.float16), x.astype(jnp.int64)), _odd)

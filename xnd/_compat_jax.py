@@ -109,6 +109,11 @@ import jax  # noqa: E402  (after the check: an unsupported jaxlib may fail to im
 JAX_VERSION = version_tuple(jax.__version__)
 JIT_COMPILER_OPTIONS = "compiler_options" in inspect.signature(jax.jit).parameters
 PERSISTENT_CACHE = JAX_VERSION >= (0, 5)
+# XLA:CPU's max and min of +0.0 and -0.0 (the host tier follows them bit for bit): jaxlib
+# 0.4.30 returns the first operand (numpy its second); 0.10 orders -0.0 below +0.0 (IEEE
+# 754's maximum and minimum).  Releases between were not checked: None, and such a pair
+# compiles.
+ZERO_ORDER = "first" if JAX_VERSION < (0, 4, 31) else "ieee" if JAX_VERSION >= (0, 10) else None
 # jax 0.4.30 has no public optimization_barrier: there values go through unchanged (only a
 # program's speed depends on it)
 optimization_barrier = getattr(jax.lax, "optimization_barrier", lambda x: x)

@@ -45,6 +45,7 @@ import weakref
 
 import numpy as np
 
+from .._compat_jax import ZERO_ORDER as _ZERO_ORDER
 from . import host_blas as _blas
 from . import host_params as _params
 from . import host_random as _rand
@@ -92,6 +93,34 @@ def _binary(f):
     def rule(eqn, x, y):
         return np.asarray(f(x, y), dtype=eqn.outvars[0].aval.dtype)
     return rule
+
+
+def _max(eqn, x, y):
+    """XLA's max: NaN propagates (as numpy's); of +0.0 and -0.0, what this XLA gives
+    (``_compat_jax.ZERO_ORDER``: jaxlib 0.10 orders -0.0 below +0.0, 0.4.30 returns the first
+    operand; numpy returns the second)."""
+    return _zeros_ordered(eqn, np.maximum(x, y), x, y, lambda a, b: a + b)
+
+
+def _min(eqn, x, y):
+    """XLA's min (see ``_max``)."""
+    return _zeros_ordered(eqn, np.minimum(x, y), x, y, lambda a, b: -(-a - b))
+
+
+def _zeros_ordered(eqn, r, x, y, ieee):
+    """``r`` with XLA's zero where both operands are zeros: the first operand's, or
+    ``ieee(x, y)``, IEEE 754's (a sum of zeros is -0.0 only for two -0.0: the maximum's; the
+    minimum's by negation)."""
+    if r.dtype.kind == "f":
+        zeros = (x == 0) & (y == 0)
+        if zeros.any():
+            if _ZERO_ORDER == "first":
+                r = np.where(zeros, x, r)
+            elif _ZERO_ORDER == "ieee":
+                r = np.where(zeros, ieee(x, y), r)
+            elif (np.signbit(x) != np.signbit(y))[zeros].any():
+                raise Unsupported("max/min of zeros of both signs (this XLA's is not known)")
+    return np.asarray(r, dtype=eqn.outvars[0].aval.dtype)
 
 
 def _mul(eqn, x, y, *, out_dtype=None):
@@ -273,6 +302,11 @@ def _select_n(eqn, which, *cases):
 
 
 def _clamp(eqn, lo, x, hi):
+    """``min(max(x, lo), hi)``, with jaxlib 0.10's ordered zeros (``_max``); jaxlib 0.4.30's
+    clamp gives numpy's zeros."""
+    if x.dtype.kind == "f" and _ZERO_ORDER != "first":
+        m = _zeros_ordered(eqn, np.maximum(x, lo), x, lo, lambda a, b: a + b)
+        return _zeros_ordered(eqn, np.minimum(m, hi), m, hi, lambda a, b: -(-a - b))
     return np.asarray(np.minimum(np.maximum(x, lo), hi), dtype=x.dtype)
 
 
@@ -572,7 +606,7 @@ RULES = {
     "lgamma": _math(math.lgamma), "erf_inv": _erf_inv,
     "add": _binary(np.add), "add_any": _binary(np.add), "sub": _binary(np.subtract),
     "mul": _mul, "div": _div, "rem": _rem, "pow": _precise(np.power),
-    "max": _binary(np.maximum), "min": _binary(np.minimum), "atan2": _precise(np.arctan2),
+    "max": _max, "min": _min, "atan2": _precise(np.arctan2),
     "nextafter": _binary(np.nextafter),
     "and": _binary(np.bitwise_and), "or": _binary(np.bitwise_or), "xor": _binary(np.bitwise_xor),
     "eq": _binary(np.equal), "ne": _binary(np.not_equal), "lt": _binary(np.less),
