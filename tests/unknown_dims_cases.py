@@ -22,6 +22,15 @@ def run_all(mx):
         def hybrid_forward(self, F, h):
             return F.broadcast_add(F.ones(shape=(0, 1)), h)
 
+    class DeferredDense(mx.gluon.HybridBlock):  # the layer's weight shape inferred through it
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.d = mx.gluon.nn.Dense(3, flatten=False)
+
+        def hybrid_forward(self, F, h, c):
+            return self.d(F.where(c, F.zeros(shape=(0, 4)), h)) + F.zeros(shape=(0, 3))
+
     def attempt(f):
         try:
             r = f()
@@ -44,6 +53,12 @@ def run_all(mx):
                 y = block(x, *args[1:])
             y.backward()
             out["hybridized %s %d rows grad" % (name, rows)] = attempt(lambda: x.grad)
+    net = DeferredDense()
+    net.initialize(mx.init.Constant(0.1))
+    net.hybridize()
+    out["deferred Dense 2 rows"] = attempt(lambda: net(mx.nd.ones((2, 4)),
+                                                      mx.nd.array([[1, 0, 1, 0]] * 2)))
+    out["deferred Dense 3 rows"] = attempt(lambda: net(mx.nd.ones((3, 4)), mx.nd.zeros((3, 4))))
     bo = BroadcastOnes()
     bo.hybridize()
     out["hybridized broadcast (0, 1)"] = attempt(lambda: bo(mx.nd.ones((3, 4))))

@@ -55,12 +55,32 @@ def _declared(src, params):
     return tuple(p.shape) if p is not None and p.shape else None
 
 
+def _unsized(node):
+    from ...symbol.infer import _unsized as unsized
+    return unsized(node)
+
+
+def _completed(sym, known, params):
+    """``sym`` with its creation ops' unknown dims (legacy 0s, -1s) inferred from the input
+    shapes and the known parameter shapes; ``sym`` itself where they cannot be yet."""
+    from ...symbol.infer import complete_creations
+    shapes = {n: tuple(p.shape) for n, p in params.items() if shape_is_known(p.shape)}
+    shapes.update({n: tuple(s) for n, s in known.items()})
+    try:
+        return type(sym)(complete_creations(sym, shapes))
+    except MXNetError:
+        return sym
+
+
 def infer_graph(sym, known, dtypes, params):
     """{variable name: ShapeDtypeStruct} for every variable whose shape can be inferred from
     the input shapes ``known`` (name -> shape), parameters' known shapes and op rules."""
     from ...symbol.infer import behind_casts, eval_chain, eval_node
     from ...symbol.graph import topo
     nodes = topo(sym._outputs)
+    if any(n.op is not None and _unsized(n) is not None for n in nodes):
+        sym = _completed(sym, known, params)
+        nodes = topo(sym._outputs)
     out = {}
     for n in nodes:
         if n.op is None:
@@ -177,7 +197,6 @@ class GraphOp:
         g = self.graph = GraphFunction(out_sym)  # the executor's pure evaluation of the graph
         # creation ops of unknown dims (F.zeros(shape=(0, C)): the batch size) run at the
         # shapes inferred from each call's inputs, one graph op per input shapes
-        from ...symbol.infer import _unsized
         self._sized = {} if any(n.op is not None and _unsized(n) is not None
                                 for n in g.nodes) else None
         rng = any(n.op is not None and n.op.rng for n in g.nodes)
