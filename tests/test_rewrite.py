@@ -303,7 +303,7 @@ def test_a_host_fold_that_fails_compiles_instead(monkeypatch):
     rng = np.random.default_rng(3)
     exe = _bind(_conv_bn(sym.Variable("data"), "c", 4, 3, p=1), rng, data=(2, 3, 5, 5))
     outs = [exe.forward(is_train=False)[0].asnumpy() for _ in range(2)]
-    quick = tiers.TABLE.tiered and xla_options.options() is not None   # (none on jax 0.4.30)
+    quick = exe._fold_state.variant.quick is not None       # (no quick tier on jax 0.4.30)
     assert len(calls) == (1 if quick else 0)      # the first fold; the second compiled at once
     assert all(p is None for p in exe._fold_state.variant._host_plans.values())
     ref = _reference(exe)[0]
