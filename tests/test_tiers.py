@@ -8,6 +8,7 @@ import threading
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import pytest
 
 from xnd import _compat_jax, tiers
@@ -24,8 +25,9 @@ def test_decide_follows_the_table(monkeypatch):
                          ("eager_host_calls", 8), ("bucket_calls", 2), ("background", True)):
         monkeypatch.setattr(tiers.TABLE, field, value)
     H, B, Q, O, G = HOST, BUCKET, QUICK, OPTIMIZED, BACKGROUND
-    # an eager op: numpy for 8 calls where it can, else 2 bucketed calls, then its kernel
-    assert _tiers("eager", 10, host=True) == [H] * 8 + [O] * 2
+    # an eager op: numpy for 8 calls where it can (then its kernel, compiled on a worker),
+    # else 2 bucketed calls, then its kernel compiled at once
+    assert _tiers("eager", 10, host=True) == [H] * 8 + [G] * 2
     assert _tiers("eager", 4, bucket=True) == [B, B, O, O]
     assert _tiers("eager", 3) == [O] * 3
     # compiled programs: host or quick for 4 calls, then the optimized one in the background
@@ -42,6 +44,7 @@ def test_decide_follows_the_table(monkeypatch):
     # MXNET_ENFORCE_DETERMINISM=1: the switch at call 5, synchronously
     monkeypatch.setattr(tiers.TABLE, "background", False)
     assert _tiers("graph") == [Q] * 4 + [O] * 3
+    assert _tiers("eager", 9, host=True) == [H] * 8 + [O]
     # XND_HOST_TIER=0: compiled programs' first calls quick; eager ops keep numpy
     monkeypatch.setattr(tiers.TABLE, "host", False)
     assert _tiers("step", 5, host=True) == [Q] * 4 + [O]
@@ -129,6 +132,40 @@ def test_no_background_compile_where_the_quick_tier_is_the_optimized_program(mon
     assert [float(f(x)[0]) for _ in range(4)] == [3.0] * 4
     assert tiers.STATS["background_starts"] == starts and full._cache_size() == 1
     assert not f.ready((x,)) and f._ready[programs._signature((x,), {})] is programs._SYNC
+
+
+def test_an_eager_kernel_compiles_in_the_background_while_numpy_serves(monkeypatch):
+    """An eager op past its host calls keeps running on numpy while a worker compiles its
+    kernel (into JAX's persistent cache, which its jit then loads from); then the kernel."""
+    import xnd as mx
+    from xnd.lowering import compile_cache, host_eval, registry
+    core = sys.modules["xnd.ndarray"]
+    monkeypatch.setattr(tiers.TABLE, "background", True)
+    monkeypatch.setattr(compile_cache, "cache_dir", lambda: "(the test's cache)")
+    gate, entered, started = threading.Event(), threading.Event(), []
+
+    def hold(kind, name):
+        started.append((kind, name))
+        entered.set()
+        gate.wait(60)
+    monkeypatch.setattr(background, "_HOOKS", [hold])
+    x = mx.nd.array(np.arange(3 * 7 * 5, dtype=np.float32).reshape(3, 7, 5))
+    op = registry.get("sum")
+    compiled = sum(k._cache_size() for k in op._kernels.values())
+    try:
+        outs = [mx.nd.sum(x, axis=1).asnumpy() for _ in range(tiers.TABLE.eager_host_calls + 4)]
+        assert entered.wait(60) and started == [("eager", "sum")]
+        (entry,) = [e for k, e in core._HOST._seen.items()
+                    if k[0] == "sum" and k[2] == (((3, 7, 5), np.dtype(np.float32)),)]
+        assert entry[1] is not host_eval.SERVED           # still numpy, not compiling here
+        assert sum(k._cache_size() for k in op._kernels.values()) == compiled
+    finally:
+        gate.set()
+    assert background.wait(60) and entry[1] is host_eval.SERVED
+    outs.append(mx.nd.sum(x, axis=1).asnumpy())              # the kernel now
+    assert sum(k._cache_size() for k in op._kernels.values()) == compiled + 1
+    for o in outs:
+        np.testing.assert_array_equal(o, np.arange(105, dtype=np.float32).reshape(3, 7, 5).sum(1))
 
 
 def test_deterministic_switch_is_synchronous(monkeypatch):

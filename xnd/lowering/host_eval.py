@@ -40,7 +40,7 @@ import jax.numpy as jnp
 
 from .. import _compat_jax, _transfer
 from .. import tiers
-from . import host_jaxpr
+from . import compile_cache, host_jaxpr
 
 _log = logging.getLogger("xnd.host")
 
@@ -180,8 +180,13 @@ def run(plan_, vals, device, recording=False, dyn=()):
     an input still being computed compiles (``_compat_jax.computing``): reading it here would
     wait for it, and a training step's loss waited for its forward before the backward could
     trace and compile (0.9 s of a first ResNet-18 step).  ``dyn``: the op's run-time
-    attribute values, further inputs of the plan."""
-    if recording and _compat_jax.computing(vals):
+    attribute values, further inputs of the plan.  A plan that serves while its kernel compiles
+    in the background (``_Waiting``) waits for its inputs instead: compiling now is what the
+    worker is there to avoid."""
+    waiting = type(plan_) is _Waiting
+    if waiting:
+        plan_ = plan_.plan
+    elif recording and _compat_jax.computing(vals):
         return None
     host = [np.asarray(v) for v in vals]
     if dyn:
@@ -218,6 +223,15 @@ def _with_dynamic(op, attrs):
 
 
 SERVED = "served"    # plan_for: this combination had its host calls; its kernel compiles now
+
+
+class _Waiting:
+    """plan_for's answer while the combination's kernel compiles on a worker: its plan."""
+
+    __slots__ = ("plan",)
+
+    def __init__(self, plan_):
+        self.plan = plan_
 
 
 class Seen:
@@ -259,7 +273,34 @@ class Seen:
             return None
         e[0] += 1
         # (a creation op waits for nothing: always host); at its last host call the jaxpr
-        # is let go
-        if vals and tiers.decide(tiers.EAGER, e[0] + 1, host=True) != tiers.HOST:
-            e[1] = SERVED
+        # is let go, or (the background switch) kept until a worker has compiled the kernel
+        if vals:
+            tier = tiers.decide(tiers.EAGER, e[0] + 1, host=True)
+            if tier == tiers.BACKGROUND and len(e) == 2:
+                e.append(True)
+                if not _warm(op, key, vals, dyn, e):
+                    e[1] = SERVED
+            elif tier == tiers.OPTIMIZED:
+                e[1] = SERVED
+            if len(e) == 3 and e[1] is not SERVED:
+                return _Waiting(p)
         return p
+
+
+def _warm(op, key, vals, dyn, entry):
+    """Compile ``op``'s kernel for this call on a background worker (lowered here: tracing
+    stays on the calling thread); its host plan serves until then (``entry[1]`` becomes
+    ``SERVED`` when the worker is done).  Only where JAX's persistent cache is on: the
+    worker's executable reaches the kernel's own jit through it (a millisecond's load at
+    its next call).  False: nothing started (the kernel compiles at the next call)."""
+    if compile_cache.cache_dir() is None:
+        return False
+    try:
+        lowered = op.kernel(key).lower(*vals, *dyn)
+    except Exception:  # noqa: BLE001  (the kernel's own call reports the op's error)
+        return False
+
+    def done(_exe):
+        entry[1] = SERVED
+    tiers.background.submit(lowered, done, tiers.EAGER, op.name)
+    return True

@@ -6,7 +6,7 @@ one table of thresholds (``TABLE``, read once from the environment).  ``Tiered``
 compiled program's tiers with the background switch; ``Calls`` counts for callers with
 programs of their own; ``pinned()`` keeps every call on the optimized tier.
 """
-from . import table
+from . import background, table  # noqa: F401
 from .programs import STATS, Calls, Host, Tiered, host_first, pinned  # noqa: F401
 from .table import (BACKGROUND, BUCKET, EAGER, FIT, GRAPH, HOST, INFERENCE,  # noqa: F401
                     KINDS, OPTIMIZED, OPTIMIZER, QUICK, STEP, TABLE, TAPE, TIERS, decide,

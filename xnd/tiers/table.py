@@ -65,8 +65,8 @@ class Table:
     def row(self, kind):
         """(host calls, bucket calls, quick calls, host seconds, background) of ``kind``."""
         q = self.quick_calls
-        if kind == EAGER:
-            return self.eager_host_calls, self.bucket_calls, 0, self.eager_max_s, False
+        if kind == EAGER:   # (background: host-served combinations, host_eval._warm)
+            return self.eager_host_calls, self.bucket_calls, 0, self.eager_max_s, True
         if kind == FIT:                  # one call runs a long loop: optimized from the first
             return 0, 0, 0, 0.0, False
         if kind == INFERENCE:   # bucket: a new batch size padded (symbol/rows.py); fold and
@@ -131,7 +131,9 @@ def decide(kind, calls, *, host=False, bucket=False, ready=False):
         return BUCKET
     if calls <= n_quick:
         return QUICK
-    if ready or not (background and TABLE.background) or not n_quick:
+    # the background switch needs a cheap tier to serve meanwhile (XND_TIERED_CALLS=0 has none)
+    cheap = n_quick or (host and n_host and (kind == EAGER or TABLE.host))
+    if ready or not (background and TABLE.background) or not cheap:
         return OPTIMIZED
     return BACKGROUND
 
