@@ -1,8 +1,9 @@
-"""Record MXNet 1.9.1's sparse arrays and operators (tests/sparse_cases.py):
+"""Record MXNet 1.9.1's sparse arrays and operators (tests/sparse_cases.py) and training with
+sparse gradients (tests/sparse_train_cases.py):
 
     /work/mxref/bin/python tests/make_sparse_goldens.py
 
-writes tests/goldens/sparse/cases.{json,npz}."""
+writes tests/goldens/sparse/cases.{json,npz} and tests/goldens/sparse_train/cases.{json,npz}."""
 import os
 import sys
 
@@ -11,12 +12,14 @@ sys.path.insert(0, HERE)
 import mxnet as mx  # noqa: E402
 
 import golden_files  # noqa: E402
-from sparse_cases import CASES  # noqa: E402
+import sparse_cases  # noqa: E402
+import sparse_train_cases  # noqa: E402
 
 if __name__ == "__main__":
-    arrays = {}
-    for name, fn in CASES.items():
-        arrays.update({name + "/" + k: v for k, v in fn(mx).items()})
-    d = os.path.join(HERE, "goldens", "sparse")
-    golden_files.write(os.path.join(d, "cases.json"), os.path.join(d, "cases.npz"),
-                       {"mxnet": mx.__version__, "arrays": sorted(arrays)}, arrays)
+    for stem, module in (("sparse", sparse_cases), ("sparse_train", sparse_train_cases)):
+        arrays = {}
+        for name, fn in module.CASES.items():
+            arrays.update({name + "/" + k: v for k, v in fn(mx).items()})
+        d = os.path.join(HERE, "goldens", stem)
+        golden_files.write(os.path.join(d, "cases.json"), os.path.join(d, "cases.npz"),
+                           {"mxnet": mx.__version__, "arrays": sorted(arrays)}, arrays)

@@ -1,22 +1,25 @@
 """Sparse storage (xnd/sparse): constructors, storage casts, the storage-type table of the
-operators and the sparse kernels, against MXNet 1.9.1's goldens (tests/sparse_cases.py);
-then errors, pickling and in-place forms with hand-computed values."""
+operators and the sparse kernels (tests/sparse_cases.py), and training with sparse gradients
+and weights (tests/sparse_train_cases.py), against MXNet 1.9.1's goldens; then errors,
+pickling and in-place forms with hand-computed values."""
 import pickle
 
 import numpy as np
 import pytest
 
 import golden_files
+import sparse_cases
+import sparse_train_cases
 import xnd as mx
-from sparse_cases import CASES
 
-META, GOLD = golden_files.read("sparse")
+SETS = {"sparse": sparse_cases.CASES, "sparse_train": sparse_train_cases.CASES}
+GOLD = {stem: golden_files.read(stem)[1] for stem in SETS}
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_matches_mxnet(case):
-    got = CASES[case](mx)
-    want = {k[len(case) + 1:]: v for k, v in GOLD.items() if k.startswith(case + "/")}
+@pytest.mark.parametrize("stem,case", [(s, c) for s in SETS for c in sorted(SETS[s])])
+def test_matches_mxnet(stem, case):
+    got = SETS[stem][case](mx)
+    want = {k[len(case) + 1:]: v for k, v in GOLD[stem].items() if k.startswith(case + "/")}
     assert sorted(got) == sorted(want)
     for k, v in want.items():
         if v.dtype.kind == "U":

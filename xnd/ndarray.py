@@ -377,8 +377,8 @@ class NDArray:
         if grad_req not in ("write", "add", "null"):
             raise GradReqError(f"grad_req must be one of 'write', 'add', 'null', got "
                                         f"{grad_req!r}")
-        self._grad = _wrap(_transfer.zeros(self.shape, self.dtype, self._ctx.jax_device()), self._ctx)
-        self._grad_req = grad_req
+        g = _wrap(_transfer.zeros(self.shape, self.dtype, self._ctx.jax_device()), self._ctx)
+        self._grad, self._grad_req = (g if stype in (None, "default") else g.tostype(stype)), grad_req
         self._fresh = False
         self._ag = None
 
@@ -669,7 +669,7 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
     else:
         outs = [_wrap(res, ctx)]
         _RECENT.append(_ref(res))
-    if inputs and type(first) is not NDArray and isinstance(first, NDArray):
+    if inputs and type(first) is not NDArray and isinstance(first, NDArray) and first.stype == "default":
         for o in outs:  # the numpy face (mx.np.ndarray) of the first input carries over
             o.__class__ = type(first)
     if STATE.recording and STATE.record is not None:

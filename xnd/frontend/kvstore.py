@@ -161,6 +161,8 @@ class KVStore(KVStoreBase):
         self._check_kind(kind)
         for k, outs in pairs:
             stored = self._stored(k)
+            if ignore_sparse and stored.stype != "default":
+                continue   # MXNet: a sparse value is read with row_sparse_pull
             for o in outs:
                 stored.copyto(o)
 
@@ -175,8 +177,29 @@ class KVStore(KVStoreBase):
         self.pull(key, out, priority)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        raise MXNetError("kvstore.row_sparse_pull needs row_sparse storage, which xnd does not "
-                         "support; use pull() with dense arrays")
+        """The rows ``row_ids`` of each key's stored value into ``out`` (row_sparse arrays;
+        one row-id array per output, or one for all)."""
+        from ..sparse.ops import retain
+        assert out is not None and row_ids is not None
+        pairs, kind = _pairs(key, out)
+        self._check_kind(kind)
+        ids = row_ids if isinstance(row_ids, (list, tuple)) else [row_ids]
+        n_out = sum(len(outs) for _, outs in pairs)
+        if len(ids) == 1:                    # one for all
+            ids = ids * n_out
+        elif len(ids) == len(pairs) != n_out:   # one per key, for each of its outputs
+            ids = [i for (_, outs), i in zip(pairs, ids) for _ in outs]
+        if len(ids) != n_out:
+            raise MXNetError("row_sparse_pull: %d row_ids for %d outputs" % (len(ids), n_out))
+        it = iter(ids)
+        for k, outs in pairs:
+            stored = self._stored(k)
+            src = stored if stored.stype == "row_sparse" else stored.tostype("row_sparse")
+            for o in outs:
+                if o.stype != "row_sparse":
+                    raise MXNetError("row_sparse_pull: out must be row_sparse, got %s" % o.stype)
+                rows = retain(src, next(it))
+                o._assign(rows.copyto(o.context).astype(o.dtype))
 
     def set_gradient_compression(self, compression_params):
         if "device" in self.type or "dist" in self.type or "nccl" in self.type:

@@ -177,6 +177,10 @@ class BaseSparseNDArray(_core.NDArray):
     def wait_to_read(self):
         return None
 
+    def attach_grad(self, grad_req="write", stype=None):
+        """A gradient buffer in ``stype``, by default this array's own storage type."""
+        super().attach_grad(grad_req, stype or self.stype)
+
     # arithmetic: mx.nd.sparse's (same shapes elementwise, through the storage table)
     def __add__(self, other):
         return _namespace().add(self, other)

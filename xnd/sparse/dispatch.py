@@ -9,6 +9,8 @@ every other call computes on the dense values -- MXNet's storage fallback -- and
 its result in the inferred type. The values are MXNet's either way; the table decides only
 how they are stored.
 """
+import threading
+
 import numpy as np
 
 import importlib
@@ -127,6 +129,7 @@ def graph_stypes(symbol, var_stypes):
     return [out[(id(n), i)] for n, i in symbol._outputs]
 
 KERNELS = {}
+WRITTEN = object()   # a kernel's answer when it wrote ``out`` itself (the lazy updates)
 
 
 def kernel(*names):
@@ -141,22 +144,44 @@ def _is_sparse(x):
     return isinstance(x, BaseSparseNDArray)
 
 
+class _Inside(threading.local):
+    on = False
+
+
+_INSIDE = _Inside()
+
+
+def _invoke_dense(op, inputs, attrs, ctx):
+    """``invoke`` on the sparse arrays themselves, read through their dense values (so that
+    autograd records them as the graph's inputs); the hook steps aside meanwhile."""
+    _INSIDE.on = True
+    try:
+        return _core.invoke(op, list(inputs), attrs, ctx=ctx)
+    finally:
+        _INSIDE.on = False
+
+
 def dispatch(op, inputs, attrs, out, ctx):
     """``invoke``'s hook: NotImplemented unless an input or ``out`` is sparse."""
+    if _INSIDE.on:
+        return NotImplemented
     outs = out if isinstance(out, list) else [out]
     if not any(_is_sparse(x) for x in inputs if x is not None) and \
             not any(_is_sparse(o) for o in outs if o is not None):
         return NotImplemented
     stypes = [D if x is None else x.stype for x in inputs]
     res = None
-    fn = KERNELS.get(op.name)
+    recording = _core.STATE.recording
+    fn = None if recording else KERNELS.get(op.name)
     if fn is not None:
-        res = fn(op, inputs, attrs)
+        res = fn(op, inputs, attrs, out)
+        if res is WRITTEN:
+            return out
     if res is None:
-        dense = [None if x is None else (cast_storage(x, D) if _is_sparse(x) else x)
-                 for x in inputs]
-        res = _core.invoke(op, dense, attrs, ctx=ctx)
+        res = _invoke_dense(op, inputs, attrs, ctx)
         target = output_stype(op.name, stypes, attrs)
+        if recording:   # the result stays the recorded (dense) array: its gradient flows
+            target = D
         if target != D and isinstance(res, _core.NDArray):
             if target == C and res.ndim != 2:
                 target = D

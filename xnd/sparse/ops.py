@@ -10,7 +10,7 @@ import importlib
 _core = importlib.import_module("xnd.ndarray")   # the core module (xnd.ndarray the name is the nd namespace)
 from ..base import MXNetError
 from .arrays import INDEX, CSRNDArray, RowSparseNDArray
-from .dispatch import D, kernel
+from .dispatch import D, WRITTEN, kernel
 
 
 def _dense_out(a, ctx):
@@ -32,7 +32,7 @@ def _csr_dot(csr, rhs, transpose):
 
 
 @kernel("dot")
-def dot(op, inputs, attrs):
+def dot(op, inputs, attrs, out=None):
     lhs, rhs = inputs
     ta, tb = attrs.get("transpose_a", False), attrs.get("transpose_b", False)
     ctx = lhs.context
@@ -54,11 +54,64 @@ def dot(op, inputs, attrs):
 
 
 @kernel("_sparse_retain", "retain")
-def _retain_kernel(op, inputs, attrs):
+def _retain_kernel(op, inputs, attrs, out=None):
     return retain(*inputs)
 
 
-def retain(data=None, indices=None, out=None, name=None, **kwargs):
+# ---- the optimizers' lazy updates: only the rows a row_sparse gradient holds -------------
+LAZY = ("sgd_update", "sgd_mom_update", "adam_update", "ftrl_update", "_sparse_adagrad_update")
+
+
+def _rows(x, rows):
+    """Rows ``rows`` of a dense or row_sparse array, as a dense numpy array."""
+    if x.stype == "row_sparse":
+        pos = np.searchsorted(x._comp["indices"], rows)
+        have = x._comp["indices"]
+        out = np.zeros((rows.size,) + x.shape[1:], x._dtype)
+        ok = (pos < have.size) & (have[np.minimum(pos, max(have.size - 1, 0))] == rows) \
+            if have.size else np.zeros(rows.size, bool)
+        out[ok] = x._comp["data"][pos[ok]]
+        return out
+    return np.asarray(x._val())[rows]
+
+
+def _put_rows(x, rows, values):
+    """Write ``values`` into rows ``rows`` of ``x`` (dense or row_sparse), in place."""
+    full = x.todense_numpy() if x.stype == "row_sparse" else np.array(x._val())
+    full[rows] = values
+    if x.stype == "row_sparse":   # the rows it held and the rows written stay stored
+        keep = np.union1d(x._comp["indices"], rows)
+        x._assign(RowSparseNDArray._make({"data": full[keep], "indices": keep}, x.shape,
+                                         x._dtype, x.context))
+    else:
+        x._write(jax.device_put(full, x.context.jax_device()))
+
+
+@kernel(*LAZY)
+def lazy_update(op, inputs, attrs, out=None):
+    """MXNet's lazy update: the dense update applied to the rows of a row_sparse gradient
+    only (weight decay and momentum included), states updated in those rows alone."""
+    grad = inputs[1]
+    if grad.stype != "row_sparse" or not attrs.get("lazy_update", True):
+        return None
+    weight = inputs[0]
+    rows = grad._comp["indices"]
+    if rows.size == 0:
+        return WRITTEN if out is weight else None
+    sub = [_dense_out(grad._comp["data"], grad.context) if i == 1 else
+           _dense_out(_rows(x, rows), x.context) for i, x in enumerate(inputs)]
+    from .dispatch import _invoke_dense
+    new_w = _invoke_dense(op, sub, dict(attrs), weight.context)
+    for i in range(2, len(inputs)):          # the states the op wrote back into ``sub``
+        _put_rows(inputs[i], rows, sub[i].asnumpy())
+    target = weight if out is None else out
+    if out is None:
+        target = weight.copy()
+    _put_rows(target, rows, new_w.asnumpy())
+    return WRITTEN if out is not None else target
+
+
+def retain(data=None, indices=None, out=None, name=None, **kwargs):  # noqa: C901
     """A RowSparseNDArray of the rows ``indices`` of ``data`` (stored as zeros where ``data``
     has none, as MXNet's); the other rows dropped."""
     if kwargs:
@@ -87,7 +140,7 @@ def retain(data=None, indices=None, out=None, name=None, **kwargs):
 
 
 @kernel("_square_sum")
-def square_sum(op, inputs, attrs):
+def square_sum(op, inputs, attrs, out=None):
     (x,) = inputs
     if x.stype != "row_sparse":
         return None
@@ -110,7 +163,7 @@ def square_sum(op, inputs, attrs):
 
 
 @kernel("elemwise_add", "_plus", "_add", "add_n", "ElementWiseSum", "_sum")
-def rsp_sum(op, inputs, attrs):
+def rsp_sum(op, inputs, attrs, out=None):
     """Sums of row_sparse arrays: the union of their rows."""
     if not inputs or any(x is None or x.stype != "row_sparse" for x in inputs):
         return None
@@ -126,7 +179,7 @@ def rsp_sum(op, inputs, attrs):
 
 
 @kernel("_contrib_getnnz")
-def getnnz(op, inputs, attrs):
+def getnnz(op, inputs, attrs, out=None):
     (x,) = inputs
     if x.stype != "csr":
         return None
@@ -141,7 +194,7 @@ def getnnz(op, inputs, attrs):
 
 
 @kernel("cast_storage")
-def cast_storage_kernel(op, inputs, attrs):
+def cast_storage_kernel(op, inputs, attrs, out=None):
     from .arrays import cast_storage
     return cast_storage(inputs[0], attrs["stype"])
 
@@ -152,7 +205,7 @@ def _on_stored(x, fn):
 
 
 @kernel("_scatter_plus_scalar", "_scatter_minus_scalar")
-def scatter_scalar(op, inputs, attrs):
+def scatter_scalar(op, inputs, attrs, out=None):
     (x,) = inputs
     if x.stype == D:
         return None
@@ -161,7 +214,7 @@ def scatter_scalar(op, inputs, attrs):
 
 
 @kernel("_scatter_elemwise_div")
-def scatter_div(op, inputs, attrs):
+def scatter_div(op, inputs, attrs, out=None):
     lhs, rhs = inputs
     if lhs.stype != "row_sparse":
         return None

@@ -760,8 +760,14 @@ class SymbolBlock(HybridBlock):
         arg_params = out.list_arguments()
         aux_params = out.list_auxiliary_states()
         arg_types, aux_types = _infer_param_types(syms, out, arg_params, aux_params)
+        stypes = {n.name: n.attrs.get("__storage_type__", "0") for n in out._nodes()
+                  if n.op is None}
         for i, arg in enumerate(arg_params):
             if arg not in input_names:
+                # MXNet: a SymbolBlock's parameters are dense
+                assert stypes.get(arg, "0") in ("0", "-1"), \
+                    f"SymbolBlock doesn't support Parameter '{arg}' because its storage type " \
+                    f"is not 'default'."
                 self.params.get(arg, allow_deferred_init=True, dtype=arg_types[i])
         for i, aux in enumerate(aux_params):
             if aux not in input_names:

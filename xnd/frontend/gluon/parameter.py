@@ -99,9 +99,6 @@ class Parameter:
                                      f" 'row_sparse', or 'csr', but got '{grad_stype}'")
         assert stype in valid, (f"stype for Parameter '{name}' must be one of 'default', "
                                 f"'row_sparse', or 'csr', but got '{stype}'")
-        if stype != "default" or grad_stype != "default":
-            raise MXNetError(f"Parameter '{name}': sparse storage ({stype}/{grad_stype}) is not "
-                             f"supported by xnd")
         self._grad_stype = grad_stype
         self._stype = stype
         self._uuid = str(uuid.uuid4())
@@ -265,6 +262,8 @@ class Parameter:
         if not isinstance(data, NDArray):
             data = _nd().array(data, dtype=self.dtype)
         self._data = _np_faces([_copy_to(data, c, self.dtype) for c in self._ctx_list])
+        if self._stype != "default":
+            self._data = [d.tostype(self._stype) for d in self._data]
         self._init_grad()
 
     def _init_grad(self):
@@ -272,19 +271,19 @@ class Parameter:
             self._grad = None
             return
         nd = _nd()
-        self._grad = _np_faces([nd.zeros(d.shape, ctx=d.context, dtype=d.dtype)
-                                for d in self._data])
+        self._grad = _np_faces([nd.zeros(d.shape, ctx=d.context, dtype=d.dtype,
+                                         stype=self._grad_stype) for d in self._data])
         _autograd().mark_variables(self._data, self._grad, self.grad_req)
         for g in self._grad:
             self._mark_stale(g)
 
     def _reduce(self):
         """The value averaged over contexts, on the CPU."""
-        block = self.list_data()
+        block = self._check_and_get(self._data, list)
         if len(block) > 1:
             nd = _nd()
             return nd.add_n(*(w.copyto(cpu()) for w in block)) / len(block)
-        return self.data().copyto(cpu())
+        return block[0].copyto(cpu())
 
     # ---- public API ---------------------------------------------------------------------
     def initialize(self, init=None, ctx=None, default_init=None, force_reinit=False):
@@ -343,20 +342,43 @@ class Parameter:
         for arr in self._check_and_get(self._data, list):
             arr[:] = data
 
+    def _row_sparse(self, row_id, ctx, what):
+        if self._stype != "row_sparse":
+            raise RuntimeError(f"Cannot return a copy of Parameter {self.name} via {what}() "
+                               f"because its storage type is {self._stype}. Please use data() "
+                               f"instead.")
+        if not self._trainer:
+            raise RuntimeError(f"Cannot get row_sparse data for Parameter '{self.name}' when "
+                               f"no Trainer is created with it.")
+        results = self._check_and_get(self._data, ctx)
+        self._trainer._row_sparse_pull(self, results, row_id)
+        return results
+
     def row_sparse_data(self, row_id):
-        raise MXNetError(f"Parameter '{self.name}': row_sparse storage is not supported by xnd")
+        """The rows ``row_id`` of a row_sparse parameter, on ``row_id``'s context (through
+        its Trainer's store)."""
+        return self._row_sparse(row_id, row_id.context, "row_sparse_data")
 
     def list_row_sparse_data(self, row_id):
-        raise MXNetError(f"Parameter '{self.name}': row_sparse storage is not supported by xnd")
+        """The rows ``row_id`` of a row_sparse parameter on every context."""
+        return self._row_sparse(row_id, list, "list_row_sparse_data")
+
+    def _dense_only(self, what, ctx):
+        if self._stype != "default":
+            raise RuntimeError(f"Cannot return a copy of Parameter '{self.name}' on ctx {ctx} "
+                               f"via {what}() because its storage type is {self._stype}. "
+                               f"Please use row_sparse_data() instead.")
 
     def data(self, ctx=None):
         """The value on ``ctx`` (the only context when there is one)."""
+        self._dense_only("data", ctx)
         d = self._data
         if d is not None and ctx is None and len(d) == 1:
             return d[0]
         return self._check_and_get(d, ctx)
 
     def list_data(self):
+        self._dense_only("list_data", list)
         return self._check_and_get(self._data, list)
 
     def grad(self, ctx=None):

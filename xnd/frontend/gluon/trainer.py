@@ -30,6 +30,7 @@ from ...base import MXNetError
 
 from ...ndarray import _RECENT, NDArray, _exclusive, _flush_pending
 from .parameter import Parameter, ParameterDict
+from . import _sparse_trainer as _sparse
 # names MXNet's module holds by importing them (its users import them from here)
 from ..kvstore import KVStore  # noqa: E402,F401
 
@@ -127,6 +128,7 @@ class Trainer:
         if self._kvstore is not None and "dist" in self._kvstore.type:
             raise RuntimeError("Cannot reset distributed KVStore.")
         self._kv_initialized = False
+        self._sparse_kv = False
         self._kvstore = None
         self._distributed = None
         self._update_on_kvstore = None
@@ -137,6 +139,8 @@ class Trainer:
         computation is the same: gradients summed over the copies, one update each (xnd's own
         store shares the trainer's first updater, so its optimizer and states are the
         trainer's); a store of another class is driven through its broadcast/pushpull."""
+        if _sparse.involved(self):
+            return _sparse.init_kvstore(self)
         config = self._kvstore_params
         kv, upd = _model()._create_kvstore(config["kvstore"], len(self._contexts or [None]),
                                            {p.name: p for p in self._params})
@@ -216,7 +220,7 @@ class Trainer:
         self._optimizer.set_learning_rate(lr)
 
     def _row_sparse_pull(self, parameter, out, row_id, full_idx=False):
-        raise MXNetError("row_sparse parameters are not supported by xnd")
+        _sparse.row_sparse_pull(self, parameter, out, row_id, full_idx)
 
     def _check_and_rescale_grad(self, scale):
         if self._update_on_kvstore and self._distributed and self._kv_initialized:
@@ -252,6 +256,8 @@ class Trainer:
         self._allreduce_grads()
 
     def _allreduce_grads(self):
+        if self._sparse_kv:
+            return _sparse.allreduce_grads(self)
         kv = self._kvstore
         if kv is None:
             return  # no store: each copy is updated with its own gradient (as in MXNet)
@@ -312,7 +318,7 @@ class Trainer:
         for i, param in enumerate(self._params):
             if param.grad_req == "null":
                 continue
-            datas, grads = param.list_data(), param.list_grad()
+            datas, grads = param._check_and_get(param._data, list), param.list_grad()
             if not ignore_stale_grad:
                 for d, g in zip(datas, grads):
                     if not param._fresh_grad(g):
@@ -323,7 +329,8 @@ class Trainer:
                             f"(Blocks) for this iteration. If you are intentionally only using a "
                             f"subset, call step with ignore_stale_grad=True to suppress this "
                             f"warning and skip updating of Parameters with stale gradient")
-            if self._kvstore and self._update_on_kvstore and not self._own_store(self._kvstore):
+            if self._kvstore and self._update_on_kvstore and (
+                    self._sparse_kv or not self._own_store(self._kvstore)):
                 continue  # the store's pushpull updated the weights
             for k, (d, g) in enumerate(zip(datas, grads)):
                 if param._fresh_grad(g):
@@ -331,7 +338,8 @@ class Trainer:
         for updater, upd in zip(self._updaters, updates):
             if not upd:
                 continue
-            if type(updater.optimizer)._fusable():
+            if type(updater.optimizer)._fusable() and \
+                    all(u[3].stype == "default" for u in upd):   # sparse: the lazy update
                 self._fused_update(updater, upd)
                 continue
             for (i, param, d, g) in upd:   # an optimizer with its own update(): MXNet's loop

@@ -42,6 +42,7 @@ from ...lowering import xla_options
 from ...lowering.optimizer_ops import _kernel_param
 from ...lowering.staged import staged
 from ...ndarray import NDArray
+from . import _lazy
 from .. import ndarray as nd
 from .. import registry as _registry
 
@@ -413,6 +414,8 @@ class Optimizer:
 
     # ---- the MXNet per-parameter API --------------------------------------------------------
     def _apply(self, indices, weights, grads, states, multi_precision):
+        if _lazy.applies(self, grads, weights):
+            return _lazy.apply(self, indices, weights, grads, states, multi_precision)
         for w, g in zip(weights, grads):
             if not (_is_nd(w) and _is_nd(g)):
                 raise MXNetError("optimizer update: weight and grad must be NDArrays, got %s and %s"

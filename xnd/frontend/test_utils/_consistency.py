@@ -169,18 +169,23 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="defa
     """Run one multi-precision update of `opt1` and `opt2` on the same random weight and
     gradient and compare states and weights. With a list of shapes, `opt2` updates all
     tensors at once (multi-tensor) and `opt1` one by one."""
-    for stype in (w_stype, g_stype):
-        if stype != "default":
-            from ...base import MXNetError
-            raise MXNetError(f"compare_optimizer: storage type {stype!r} is not supported by "
-                             "xnd (only dense 'default' arrays; see docs/porting.md)")
     ctx = default_context()
+
+    def pair(stype, density):
+        """(the dense copy opt1 updates, the array of ``stype`` opt2 updates)."""
+        if stype == "default":
+            b = _random.uniform(shape=shape, ctx=ctx, dtype=dtype)
+            return b.copyto(ctx), b
+        if stype not in ("row_sparse", "csr"):
+            raise Exception("type not supported yet")
+        from ._checks import rand_ndarray
+        b = rand_ndarray(shape, stype, density=density, dtype=dtype)
+        return b.copyto(ctx).tostype("default"), b
+
     if not isinstance(shape, list):
         assert ntensors == 1
-        w2 = _random.uniform(shape=shape, ctx=ctx, dtype=dtype)
-        w1 = w2.copyto(ctx)
-        g2 = _random.uniform(shape=shape, ctx=ctx, dtype=dtype)
-        g1 = g2.copyto(ctx)
+        w1, w2 = pair(w_stype, 1)
+        g1, g2 = pair(g_stype, None)
         state1 = opt1.create_state_multi_precision(0, w1)
         state2 = opt2.create_state_multi_precision(0, w2)
         if compare_states:
