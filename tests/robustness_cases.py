@@ -21,6 +21,7 @@ def ones(*shape, dtype=np.float32):
 X23 = np.arange(6, dtype=np.float32).reshape(2, 3)
 
 VALUE_CASES = [
+    ("swapaxes_negative", "SwapAxis", [X23], {"dim1": -1, "dim2": -2}),
     # shapes: a 1-D arg-reduction or pick has shape (1,), never ()
     ("argmax_1d_axis0", "argmax", [f32(3, 1, 2)], {"axis": 0}),
     ("argmax_1d_axis-1", "argmax", [f32(3, 1, 2)], {"axis": -1}),
@@ -91,6 +92,12 @@ VALUE_CASES = [
 
 # MXNet raises: xnd raises MXNetError too (the message names the op)
 RAISE_CASES = [
+    # SwapAxis' dims are C++ ints: outside int32 the parameter parser refuses them (issue 44)
+    ("swapaxes_int64_max", "SwapAxis", [X23], {"dim1": 2 ** 63 - 1}),
+    ("swapaxes_int32_past_max", "SwapAxis", [X23], {"dim1": 2 ** 31}),
+    ("swapaxes_int32_past_min", "SwapAxis", [X23], {"dim2": -2 ** 31 - 1}),
+    ("swapaxes_int32_max", "SwapAxis", [X23], {"dim1": 2 ** 31 - 1}),
+    ("swapaxes_dim2_-3", "SwapAxis", [X23], {"dim2": -3}),
     ("pick_index_shape", "pick", [X23, f32(0, 1, 2)], {"axis": 1}),
     ("pick_1d_index_2d", "pick", [f32(1, 2, 3), np.array([[1]], np.float32)], {"axis": 0}),
     ("pick_axis", "pick", [X23, f32(0, 1)], {"axis": 2}),

@@ -47,7 +47,7 @@ _floats = st.one_of(st.floats(-10, 10), st.sampled_from([0.0, float("nan"), floa
                                                           -float("inf"), 1e300, -0.0]))
 _shape = st.lists(st.integers(-2, 5), min_size=0, max_size=4).map(tuple)
 _by_kind = {
-    "Int": _ints, "Float": _floats, "Bool": st.one_of(st.booleans(), st.sampled_from([0, 1, 2, 1.5])),
+    "Int": _ints, "Int32": _ints, "Float": _floats, "Bool": st.one_of(st.booleans(), st.sampled_from([0, 1, 2, 1.5])),
     "Shape": st.one_of(_shape, st.sampled_from([(2 ** 31,), (2 ** 40, 2 ** 40)])),
     "OptShape": st.lists(st.one_of(st.none(), st.integers(-5, 5)), max_size=3).map(tuple),
     "IntOrShape": st.one_of(st.none(), st.integers(-4, 4), _shape),

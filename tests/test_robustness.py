@@ -48,6 +48,17 @@ def test_raises_where_mxnet_raises(case):
     assert len(str(e.value)) < 2000  # a 100,000-character attribute is not echoed whole
 
 
+@pytest.mark.parametrize("case", [c for c in rc.RAISE_CASES if c[0].startswith("swapaxes")],
+                         ids=lambda c: c[0])
+def test_int32_attribute_errors_are_mxnets(case):
+    """SwapAxis' dims are C++ ints in MXNet: the parser's message outside int32 (never an
+    OverflowError from inside), the axis check's inside it, in MXNet's words."""
+    with pytest.raises(MXNetError) as e:
+        rc.run(mx, case)
+    want = META["raise"][case[0]].replace("MXNetError: ", "")
+    assert want in str(e.value), (want, str(e.value))
+
+
 def test_attribute_messages_are_mxnets():
     with pytest.raises(MXNetError, match=r"Invalid Parameter format for k expect int but "
                                          r"value='inf', in operator topk"):

@@ -68,6 +68,19 @@ def Int(v):
     return _int(_literal(v))
 
 
+_INT32 = 2 ** 31
+
+
+def Int32(v):
+    """An attribute MXNet declares as a C++ ``int``: dmlc's parser refuses a value outside
+    int32 as an invalid format ("Invalid Parameter format for dim1 expect int but
+    value='2147483648'"), before the operator sees it."""
+    i = Int(v)
+    if not -_INT32 <= i < _INT32:
+        raise ValueError(f"{i} does not fit in int")
+    return i
+
+
 def Float(v):
     text = isinstance(v, str)
     v = _literal(v)
@@ -193,7 +206,7 @@ class Param:
         self.name, self.parse, self.default = name, parse, default
 
 
-_KINDS = {"Int": "int", "Float": "double", "Bool": "boolean", "Shape": "Shape(tuple)",
+_KINDS = {"Int": "int", "Int32": "int", "Float": "double", "Bool": "boolean", "Shape": "Shape(tuple)",
           "OptShape": "Shape(tuple)", "IntOrShape": "Shape or None", "Dtype": "dtype"}
 
 

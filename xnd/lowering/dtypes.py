@@ -115,3 +115,51 @@ def real_ints(*arrays):
 NOT_REAL_ERRORS = (TypeError, ValueError, MXNetError)
 
 INDEX_DTYPE = np.float32  # argmax/argsort/topk indices on float input
+
+
+# ---- MXNet's float -> integer conversion (its CPU kernels' C++ static_cast on x86) ----------
+# cvttss2si/cvttsd2si truncate toward zero and give the "integer indefinite" value, the
+# type's minimum, for NaN, +-inf and anything out of range; the 8- and 16-bit types are
+# converted through the 32-bit instruction and keep its low bits (300.0 -> int8 44, -44.0
+# -> uint8 212, NaN -> int8 0). Checked on MXNet 1.9.1 for int8, uint8, int32 and int64
+# (tests/test_int_math.py): Cast/astype, unary float math on integer arrays (sqrt of -1 is
+# -2147483648 in int32), a float scalar meeting an integer array, and float indices.
+def c_cast(x, dtype):
+    """``x`` as ``dtype`` the way MXNet's C++ ``static_cast`` converts it on x86: floats to
+    integers by the rule above; every other conversion is the plain one."""
+    import jax.numpy as jnp
+    dt = np.dtype(dtype)
+    if not (jnp.issubdtype(x.dtype, jnp.floating) and np.issubdtype(dt, np.integer)):
+        return x.astype(dt)
+    via = np.int64 if dt.itemsize == 8 else np.int32
+    lim = float(2 ** (np.iinfo(via).bits - 1))       # exact in every float type
+    t = jnp.trunc(x)
+    bad = jnp.isnan(t) | (t >= lim) | (t < -lim)
+    out = jnp.where(bad, jnp.zeros((), x.dtype), t).astype(via)
+    return jnp.where(bad, np.iinfo(via).min, out).astype(dt)
+
+
+def float_for(dtype):
+    """The float type MXNet's math kernels compute an integer type in: double (checked on
+    MXNet 1.9.1 for int8/uint8/int32/int64: tan of int32 2147483647 is 1, gammaln of
+    16777217 is 262320712, erf of int8 -4 is 0; float32 gives -4, 262320688, -1)."""
+    return np.float64
+
+
+def int_math(f, *xs, wide=None, out=None):
+    """``f`` of integer arrays as MXNet computes float math on them: in ``wide`` (default
+    ``float_for`` their dtype), converted back to ``out`` (default their dtype) with
+    ``c_cast``. Floats: ``f`` itself."""
+    import jax.numpy as jnp
+    dt = xs[0].dtype
+    if not jnp.issubdtype(dt, jnp.integer):
+        return f(*xs)
+    wide = wide or float_for(dt)
+    return c_cast(f(*(x.astype(wide) for x in xs)).astype(wide), out or dt)
+
+
+def c_negate(x):
+    """``-x`` of an integer array as C computes it: 8- and 16-bit values are promoted to int
+    first, int32 and int64 wrap (-INT_MIN is INT_MIN)."""
+    import jax.numpy as jnp
+    return -(x.astype(jnp.int32) if x.dtype.itemsize < 4 else x)

@@ -14,7 +14,8 @@ from jax import lax
 
 from ..base import MXNetError
 from .attrs import Float, Int
-from .dtypes import real_ints, same_dtype
+from . import dtypes
+from .dtypes import c_cast, int_math, real_ints, same_dtype
 from .registry import Dynamic, register
 
 
@@ -74,12 +75,25 @@ def _mod(a, b):
     return r
 
 
+def _hypot(a, b):
+    """Integer hypot is the integer dtype (MXNet's ``hypotf`` of the two, converted back):
+    hypot(5, 12) is 13 in int32, where jnp's float32 hypot gives 12.999999."""
+    if jnp.issubdtype(a.dtype, jnp.integer):
+        # hypotf of the integers rounded to float32: in float64 (exact squares, one rounding
+        # of the root); the float32 rounding is reduce_precision, as XLA 0.4.30 folds an
+        # int -> float32 -> float64 conversion into one and skips it
+        def f32_values(x):
+            return lax.reduce_precision(x.astype(jnp.float64), exponent_bits=8, mantissa_bits=23)
+        return c_cast(jnp.sqrt(jnp.square(f32_values(a)) + jnp.square(f32_values(b)))
+                      .astype(jnp.float32), a.dtype)
+    return jnp.hypot(a, b)
+
 # MXNet base name -> (elementwise function of two same-dtype arrays)
 BINARY = {
     "add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "div": _div,
     "mod": _mod, "power": jnp.power, "maximum": _tie_left(jnp.greater_equal, jnp.maximum),
     "minimum": _tie_left(jnp.less_equal, jnp.minimum),
-    "hypot": jnp.hypot,
+    "hypot": _hypot,
     "equal": _cmp(jnp.equal), "not_equal": _cmp(jnp.not_equal),
     "greater": _cmp(jnp.greater), "greater_equal": _cmp(jnp.greater_equal),
     "lesser": _cmp(jnp.less), "lesser_equal": _cmp(jnp.less_equal),
@@ -145,8 +159,8 @@ def scalar_like(a, scalar):
     """MXNet casts a scalar operand to the array's dtype before the op (C-style: -1 -> 255 for
     uint8, 1.5 -> 1 for int32)."""
     s = jnp.asarray(scalar)
-    if jnp.issubdtype(a.dtype, jnp.integer) and not jnp.issubdtype(s.dtype, jnp.integer):
-        s = jnp.trunc(s).astype(jnp.int64)
+    if jnp.issubdtype(a.dtype, jnp.integer) and jnp.issubdtype(s.dtype, jnp.floating):
+        return c_cast(s, a.dtype)
     return s.astype(a.dtype)
 
 
@@ -184,14 +198,26 @@ for _base, (_same, _bcast, _sc) in _NAMES.items():
         register(f"_{_REVERSED[_base]}_scalar", elementwise=True)(_scalar(_f, reverse=True))
 
 
-def _float_math(f):
-    """Float functions keep integer dtypes: computed in float, truncated back (exp([1]) -> [2])."""
+def _float_math(f, on_int=None):
+    """Float functions keep integer dtypes: computed in float and converted back as MXNet's
+    kernels do (``dtypes.int_math``: exp([1]) -> [2], sqrt([-1]) int32 -> [-2147483648]);
+    ``on_int``: the op's own integer form (INT_FORMS)."""
     def op(data):
         if jnp.issubdtype(data.dtype, jnp.floating):
             return f(data)
-        wide = jnp.float64 if data.dtype.itemsize >= 8 else jnp.float32
-        return f(data.astype(wide)).astype(data.dtype)
+        if jnp.issubdtype(data.dtype, jnp.integer):
+            return on_int(data) if on_int is not None else int_math(f, data)
+        return f(data.astype(jnp.float32)).astype(data.dtype)
     return op
+
+
+
+def _log10(x):
+    """libm's log10 is exact at the powers of ten; jax before 0.4.36 divides by log(10)
+    (log10 of float64 100 was 1.9999999999999996, int8 log10(100) 1 instead of MXNet's 2)."""
+    r = jnp.log10(x)
+    k = jnp.round(r)
+    return jnp.where(jnp.power(jnp.asarray(10, x.dtype), k) == x, k, r)
 
 
 def _in_f64(x, f):
@@ -225,7 +251,7 @@ def _round_half_away(x):
 UNARY_FLOAT = {
     ("sqrt",): jnp.sqrt, ("rsqrt",): lax.rsqrt, ("cbrt",): jnp.cbrt,
     ("rcbrt",): lambda x: 1 / jnp.cbrt(x),
-    ("exp",): jnp.exp, ("expm1",): expm1, ("log",): jnp.log, ("log10",): jnp.log10,
+    ("exp",): jnp.exp, ("expm1",): expm1, ("log",): jnp.log, ("log10",): _log10,
     ("log2",): jnp.log2, ("log1p",): log1p,
     ("sin",): jnp.sin, ("cos",): jnp.cos, ("tan",): jnp.tan, ("arcsin",): jnp.arcsin,
     ("arccos",): jnp.arccos, ("arctan",): jnp.arctan, ("sinh",): jnp.sinh, ("cosh",): jnp.cosh,
@@ -258,6 +284,20 @@ UNARY_ANY = {
 }
 
 
+# integer input where MXNet's kernel is not "the float function in double, converted back"
+# (checked on MXNet 1.9.1, tests/test_int_math.py): radians and degrees compute in float
+# (int64 2**40+1 gives 19190097920; degrees divides by pi first: int32 16777217 gives
+# 961263616), sigmoid negates in the integer type first (int32 -2**31 stays -2**31, so its
+# sigmoid is 1)
+INT_FORMS = {
+    "radians": lambda x: int_math(jnp.radians, x, wide=jnp.float32),
+    "degrees": lambda x: int_math(lambda y: y / np.float32(np.pi) * np.float32(180), x,
+                                  wide=jnp.float32),
+    "sigmoid": lambda x: int_math(lambda y: 1 / (1 + jnp.exp(y)), dtypes.c_negate(x),
+                                  out=x.dtype),
+}
+
+
 def _unary(f):
     def op(data):
         return f(data)
@@ -268,7 +308,8 @@ def _unary(f):
 # a bucketed run (lowering/bucket.py) would not repeat the exact kernel's numbers
 _SHAPE_DEPENDENT = {"arctan", "arcsinh"}
 for _names, _f in UNARY_FLOAT.items():
-    register(*_names, elementwise=_names[0] not in _SHAPE_DEPENDENT)(_float_math(_f))
+    register(*_names, elementwise=_names[0] not in _SHAPE_DEPENDENT)(
+        _float_math(_f, INT_FORMS.get(_names[0])))
 for _names, _f in UNARY_ANY.items():
     register(*_names, elementwise=True)(_unary(_f))
 

@@ -8,13 +8,19 @@ import numpy as np
 
 from ..base import MXNetError
 from .attrs import Bool, Dtype, Float, Int, Shape, choice
+from .dtypes import c_cast
 from .registry import register
 
 Mode = choice("clip", "wrap", "raise")
 
 
-def _int_index(idx):
-    return idx.astype(jnp.int64) if not jnp.issubdtype(idx.dtype, jnp.integer) else idx
+def _int_index(idx, dtype=np.int64):
+    """Float indices converted as MXNet's kernels convert them (``dtypes.c_cast``: NaN, inf
+    and 1e30 become the type's minimum, then clipped or wrapped); ``take`` converts to int64,
+    ``pick`` to int32 (checked on MXNet 1.9.1: pick of inf with mode='wrap' on an axis of 7
+    takes index 5 = INT32_MIN mod 7)."""
+    return c_cast(idx, dtype).astype(np.int64) \
+        if not jnp.issubdtype(idx.dtype, jnp.integer) else idx
 
 
 def _fit(idx, n, mode, op):
@@ -72,7 +78,7 @@ def pick(data, index, *, axis: Int = -1, keepdims: Bool = False, mode: choice("c
     if index.shape not in (want or (1,), kept):
         raise MXNetError(f"pick: Shape inconsistent, Provided = {list(index.shape)}, inferred "
                          f"shape={list(want or (1,))}")
-    idx = _fit(_int_index(index), data.shape[axis], mode, "pick").reshape(kept)
+    idx = _fit(_int_index(index, np.int32), data.shape[axis], mode, "pick").reshape(kept)
     out = jnp.take_along_axis(data, idx, axis=axis)
     return out if keepdims or data.ndim == 1 else jnp.squeeze(out, axis)
 

@@ -9,8 +9,8 @@ from jax import lax
 
 from ..base import MXNetError
 from ..semantics import is_np_shape
-from .attrs import Bool, Dtype, Int, IntOrShape, OptShape, Shape, optional
-from .dtypes import REAL_RUN, real_ints, same_dtype
+from .attrs import Bool, Dtype, Int, Int32, IntOrShape, OptShape, Shape, optional
+from .dtypes import REAL_RUN, c_cast, real_ints, same_dtype
 from .elemwise import same_shapes
 from .registry import register
 
@@ -145,7 +145,14 @@ def transpose(data, *, axes: Shape = ()):
 
 
 @register("SwapAxis", "swapaxes")
-def swapaxes(data, *, dim1: Int = 0, dim2: Int = 0):
+def swapaxes(data, *, dim1: Int32 = 0, dim2: Int32 = 0):
+    """A negative dim counts from the end; MXNet's check names the axis after that."""
+    for k, d in (("1", dim1), ("2", dim2)):
+        a = d + data.ndim if d < 0 else d
+        if not 0 <= a < data.ndim:
+            raise MXNetError(f"SwapAxis: axis{k}: Check failed: axis{k} >= 0 && axis{k} < "
+                             f"shape0.ndim(): axis {d} is out of bounds for array of ndim "
+                             f"{data.ndim}")
     return jnp.swapaxes(data, dim1, dim2)
 
 
@@ -352,11 +359,7 @@ def cast_passing_grad(data, dtype):
 
 
 def _cast(x, dtype):
-    dt = jnp.dtype(dtype)
-    if jnp.issubdtype(x.dtype, jnp.floating) and jnp.issubdtype(dt, jnp.integer):
-        wide = jnp.trunc(x).astype(jnp.int64)  # wrap modulo 2^bits, as x86 conversions do
-        return wide.astype(dt)
-    return x.astype(dt)
+    return c_cast(x, jnp.dtype(dtype))  # float -> int: MXNet's x86 conversion (dtypes)
 
 
 @register("cumsum", "_np_cumsum")
