@@ -57,7 +57,28 @@ def pooling_v1_avg_full(mx):
                             pooling_convention="full").asnumpy().tolist()
 
 
-CASES = {f.__name__: f for f in (
+def nd_while_loop(mx):
+    def cond(i, s):
+        return i < 5
+
+    def func(i, s):
+        return [i + s, i * 2], [i + 1, s + i]
+    out, state = mx.nd.contrib.while_loop(cond, func, [mx.nd.array([0]), mx.nd.array([1])],
+                                          max_iterations=7)
+    return [[o.shape[0]] + o[:5].asnumpy().ravel().tolist() for o in out] + \
+        [x.asnumpy().tolist() for x in state]
+
+
+def nd_while_loop_no_max(mx):
+    mx.nd.contrib.while_loop(lambda i: i < 1, lambda i: (i, i + 1), [mx.nd.array([0])])
+
+
+def nd_cond(mx):
+    return [mx.nd.contrib.cond(mx.nd.array([1]), lambda: 1, lambda: 2),
+            mx.nd.contrib.cond(0, lambda: 1, lambda: 2)]
+
+
+CASES = {f.__name__: f for f in (nd_while_loop, nd_while_loop_no_max, nd_cond, 
     factor_scheduler, factor_scheduler_bad_factor, internal_error_message,
     symbol_doc_output_shape, get_logger_setup, convolution_v1, pooling_v1_max,
     pooling_v1_avg_full)}

@@ -54,8 +54,8 @@ _GAPS = {
         "imdecode indexing_key_expand_implicit_axes"
     ),
     "mxnet.ndarray.contrib": (
-        "BatchNormWithReLU RROIAlign cond group_adagrad_update hawkesll multi_lamb_update "
-        "multi_mp_lamb_update mx ndarray while_loop"
+        "BatchNormWithReLU RROIAlign group_adagrad_update hawkesll multi_lamb_update "
+        "multi_mp_lamb_update mx"
     ),
     "mxnet.ndarray.gen_contrib": "BatchNormWithReLU RROIAlign group_adagrad_update hawkesll",
     "mxnet.ndarray.gen_op": "IdentityAttachKLSparseReg",

@@ -2,6 +2,8 @@
 short name (MXNet strips the ``_contrib_`` prefix: ``mx.nd.contrib.box_nms`` runs
 ``_contrib_box_nms``), generated from the registry by the same ``op_function`` factory as
 ``mx.nd`` itself."""
+import sys as _sys
+
 import numpy as _np
 
 from ... import _nest
@@ -74,6 +76,69 @@ def foreach(body, data, init_states):
         steps.append(outs)
     outputs, _ = _regroup([_stack(*col) for col in zip(*steps)], out_fmt)
     return outputs, states
+
+
+def _scalar(value, type_, what):
+    """A Python scalar of ``type_`` from a number or a one-element NDArray (MXNet's
+    ValueError otherwise)."""
+    if isinstance(value, _NDArray):
+        value = value.asscalar()
+    try:
+        return type_(value)
+    except Exception:  # noqa: BLE001  (any failure of the conversion is MXNet's ValueError)
+        raise ValueError(f"Cannot convert {what} to python {type_.__name__}") from None
+
+
+def while_loop(cond, func, loop_vars, max_iterations=None):
+    """mx.nd.contrib.while_loop, as MXNet runs it eagerly: while ``cond(*loop_vars)`` holds
+    and fewer than ``max_iterations`` steps ran, ``step_output, loop_vars =
+    func(*loop_vars)``.  Returns (the step outputs stacked on a new axis 0 and padded to
+    ``max_iterations`` rows, whose padding rows are unspecified as MXNet's ``empty``; the
+    last loop variables), in ``func``'s nesting."""
+    if max_iterations is None:
+        raise ValueError("max_iterations should be specified")
+    max_iterations = _scalar(max_iterations, int, "max_iteration")
+    if len(loop_vars) == 0:
+        raise ValueError("loop_vars should contain at least one element")
+    single = isinstance(loop_vars, _NDArray)
+    loop_vars = [loop_vars] if single else list(loop_vars)
+    steps, out_fmt = [], None
+    while len(steps) < max_iterations and \
+            _scalar(cond(*loop_vars), bool, "Return value of cond"):
+        step_output, new_vars = func(*loop_vars)
+        step_output = [] if step_output is None else step_output
+        new_vars = [] if new_vars is None else new_vars
+        new_vars = [new_vars] if isinstance(new_vars, _NDArray) else list(new_vars)
+        if len(new_vars) != len(loop_vars):
+            raise ValueError("The length of loop_vars should be consistent during the loop")
+        loop_vars = new_vars
+        flat, out_fmt = _flatten(list(step_output) if isinstance(step_output, tuple)
+                                 else step_output, "while output")
+        if steps and len(flat) != len(steps[0]):
+            raise ValueError("Number of elements in step_output should be the same in each "
+                             "step")
+        steps.append(flat)
+    from . import empty
+    stacked = []
+    for col in zip(*steps):
+        rows = [x.expand_dims(0) for x in col]
+        if len(steps) != max_iterations:
+            rows.append(empty((max_iterations - len(steps),) + tuple(col[0].shape),
+                              ctx=col[0].context, dtype=col[0].dtype))
+        stacked.append(_concat(*rows, dim=0))
+    if out_fmt is not None:
+        stacked, _ = _regroup(stacked, out_fmt)
+    return stacked, (loop_vars[0] if single else loop_vars)
+
+
+def cond(pred, then_func, else_func):
+    """mx.nd.contrib.cond, eager: ``then_func()`` if ``pred`` (a number or one-element
+    NDArray) is true, else ``else_func()``."""
+    return then_func() if _scalar(pred, bool, "pred") else else_func()
+
+
+_concat = _op_function(_registry.get("Concat"), "concat")
+ndarray = _sys.modules[_NDArray.__module__]  # MXNet's module imports the NDArray class module
 
 
 def _rescale_array(rescale_grad, ctx):
