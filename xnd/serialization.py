@@ -26,7 +26,10 @@ extensions (MXNet raises where xnd returns something):
   ``bfloat16`` and that struct dtype as type_flag 12.
 * "No array" records (V0/V1/V2 ndim 0; V3 ndim -1 or a dim of -1) load as
   ``None``; MXNet's Python ``load`` raises ("unknown storage type: -1").
-* Sparse records load as dense arrays (MXNet returns RowSparse/CSR NDArrays).
+* ``loads``/``load`` give sparse records as dense arrays unless ``sparse=True`` (then a
+  :class:`SparseRecord` of the components, as ``mx.nd.load`` needs); ``dumps`` writes a
+  ``SparseRecord`` as MXNet writes a CSR/RowSparse NDArray (V2 only: under np-shape MXNet
+  refuses, and so does ``dumps``).
 
 As in MXNet: the reserved u64, the record's device (GPU records load as plain
 arrays) and bytes after the last name are ignored; duplicate names keep the
@@ -39,13 +42,14 @@ import os
 import re
 import secrets
 import struct
+from typing import NamedTuple
 
 import numpy as np
 
 from .base import MXNetError
 
 __all__ = ['DTYPE_CODES', 'CODE_DTYPES', 'dumps', 'loads', 'save', 'load',
-           'record_bytes', 'parse_record']
+           'record_bytes', 'parse_record', 'SparseRecord']
 
 HEADER_MAGIC = 0x112
 V1_MAGIC, V2_MAGIC, V3_MAGIC = 0xF993FAC8, 0xF993FAC9, 0xF993FACA
@@ -68,6 +72,23 @@ _BOOL_CODE = DTYPE_CODES[np.dtype(bool)]
 _ITEMSIZE = {**{c: dt.itemsize for c, dt in CODE_DTYPES.items()}, BFLOAT16_CODE: 2}
 _NUM_AUX = {0: 0, 1: 1, 2: 2}   # stype -> aux arrays: dense, row_sparse (idx), csr (indptr, idx)
 _STYPE_NAMES = {0: 'default', 1: 'row_sparse', 2: 'csr'}
+
+
+class SparseRecord(NamedTuple):
+    """A csr / row_sparse array as the file holds it: ``stype`` ('csr' or 'row_sparse'),
+    the dense ``shape``, the stored values ``data`` and the aux arrays in MXNet's order
+    (csr: indptr, indices; row_sparse: indices)."""
+    stype: str
+    shape: tuple
+    data: np.ndarray
+    aux: tuple
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+
+_STYPE_CODES = {'row_sparse': 1, 'csr': 2}
 
 
 class _Reader:
@@ -137,24 +158,17 @@ def _read_data(r, code, shape, what):
         r.fail(f'cannot make an array of shape {shape}: {e}')
 
 
-def _densify(r, stype, data, shape, aux, off):
-    """row_sparse/csr parts -> dense array, validating indices like a careful reader."""
+def _check_sparse(r, stype, data, shape, aux, off):
+    """Validate row_sparse/csr parts like a careful reader (MXNet itself does not)."""
     def check(ok, what):
         if not ok:
             r.fail(f'inconsistent {_STYPE_NAMES[stype]} record: {what}', off)
     check(all(a.dtype.kind in 'iu' for a in aux), 'non-integer aux array')
-    size = math.prod(shape) * data.dtype.itemsize
-    check(size <= MAX_DENSIFIED_BYTES, f'dense shape {shape} exceeds {MAX_DENSIFIED_BYTES} bytes')
-    try:
-        dense = np.zeros(shape, data.dtype)
-    except ValueError as e:   # e.g. (0, 2**62, 2**62): zero-size but too big for NumPy
-        r.fail(f'cannot make an array of shape {shape}: {e}', off)
     if stype == 1:
         (idx,) = aux
         check(len(shape) >= 1 and data.shape[1:] == shape[1:] and idx.shape == data.shape[:1],
               f'data {data.shape}, indices {idx.shape}, shape {shape}')
         check(idx.size == 0 or (idx.min() >= 0 and idx.max() < shape[0]), 'row index out of range')
-        dense[idx] = data
     else:
         indptr, idx = aux
         check(len(shape) == 2 and data.ndim == 1 and indptr.shape == (shape[0] + 1,)
@@ -162,14 +176,29 @@ def _densify(r, stype, data, shape, aux, off):
               f'indices {idx.shape}, shape {shape}')
         check(indptr[0] == 0 and indptr[-1] == data.size and indptr.min() >= 0
               and indptr.max() <= data.size, 'bad indptr')   # bounded: diff cannot wrap
-        counts = np.diff(indptr)
-        check((counts >= 0).all(), 'decreasing indptr')
+        check((np.diff(indptr) >= 0).all(), 'decreasing indptr')
         check(idx.size == 0 or (idx.min() >= 0 and idx.max() < shape[1]), 'column index out of range')
-        dense[np.repeat(np.arange(shape[0]), counts), idx] = data
+    return check
+
+
+def _densify(r, stype, data, shape, aux, off):
+    """row_sparse/csr parts -> dense array."""
+    check = _check_sparse(r, stype, data, shape, aux, off)
+    size = math.prod(shape) * data.dtype.itemsize
+    check(size <= MAX_DENSIFIED_BYTES, f'dense shape {shape} exceeds {MAX_DENSIFIED_BYTES} bytes')
+    try:
+        dense = np.zeros(shape, data.dtype)
+    except ValueError as e:   # e.g. (0, 2**62, 2**62): zero-size but too big for NumPy
+        r.fail(f'cannot make an array of shape {shape}: {e}', off)
+    if stype == 1:
+        dense[aux[0]] = data
+    else:
+        indptr, idx = aux
+        dense[np.repeat(np.arange(shape[0]), np.diff(indptr)), idx] = data
     return dense
 
 
-def _read_record(r):
+def _read_record(r, sparse=False):
     start = r.pos
     magic = r.scalar('I', 'record magic')
     ver = _VERSIONS.get(magic, 0)
@@ -193,6 +222,9 @@ def _read_record(r):
             r.fail(f'aux {i} without shape', start)
     data = _read_data(r, code, sshape, 'sparse values')
     aux = [_read_data(r, c, s, f'aux {i}') for i, (c, s) in enumerate(aux_desc)]
+    if sparse:
+        _check_sparse(r, stype, data, shape, aux, start)
+        return SparseRecord(_STYPE_NAMES[stype], tuple(shape), data, tuple(aux))
     return _densify(r, stype, data, shape, aux, start)
 
 
@@ -221,11 +253,12 @@ def _check_mode(versions, np_shape):
                          "`with np_shape(False)` to scope the code of loading the ndarray.")
 
 
-def loads(buf, np_shape=None):
+def loads(buf, np_shape=None, sparse=False):
     """Parse container bytes (``mx.nd.load_frombuffer``): a list when the file
     has no names (K == 0), else a dict name -> array in file order. ``np_shape``
     (False, True or "global": MXNet's NumPy-shape mode) makes the records' version
-    match it as MXNet requires; None reads every version."""
+    match it as MXNet requires; None reads every version. ``sparse``: csr/row_sparse
+    records come as :class:`SparseRecord` (else dense arrays)."""
     r = _Reader(buf)
     magic, _reserved, n = r.unpack('<QQQ', 'header')
     if magic != HEADER_MAGIC:
@@ -233,7 +266,7 @@ def loads(buf, np_shape=None):
     arrays = []
     for i in range(n):   # n may be garbage: each record consumes bytes, so this ends
         r.ctx = f'record {i} of {n}'
-        arrays.append(_read_record(r))
+        arrays.append(_read_record(r, sparse))
     r.ctx = ''
     _check_mode(r.versions, np_shape)
     k = r.scalar('Q', 'name count')
@@ -260,7 +293,36 @@ def _type_flag(dtype, where):
     return code
 
 
+def _sparse_record(rec, context, v3, where):
+    """A CSR/RowSparse record as MXNet's NDArray::Save writes it: storage shape before
+    the shape, the aux types and shapes after the value type, then values, then aux data."""
+    if v3:
+        raise MXNetError('only allow serializing ndarray of default storage type in np '
+                         f'shape semantics ({where} is {rec.stype})')
+    code = _type_flag(rec.data.dtype, where)
+    head = [struct.pack('<Ii', V2_MAGIC, _STYPE_CODES[rec.stype]),
+            _shape_bytes(rec.data.shape), _shape_bytes(rec.shape)]
+    try:
+        head.append(struct.pack('<iii', *context, code))
+    except (struct.error, TypeError) as e:
+        raise ValueError(f'bad context {context!r} for {where}: expected (dev_type, dev_id) '
+                         f'ints') from e
+    for a in rec.aux:
+        head += [struct.pack('<i', _type_flag(a.dtype, where)), _shape_bytes(a.shape)]
+    body = [np.ascontiguousarray(rec.data).astype(
+        CODE_DTYPES[code].newbyteorder('<')).tobytes()]
+    body += [np.ascontiguousarray(a).astype(a.dtype.newbyteorder('<')).tobytes()
+             for a in rec.aux]
+    return b''.join(head + body)
+
+
+def _shape_bytes(shape):
+    return struct.pack(f'<i{len(shape)}q', len(shape), *shape)
+
+
 def _record(arr, context, v3, where):
+    if isinstance(arr, SparseRecord):
+        return _sparse_record(arr, context, v3, where)
     if not isinstance(arr, np.ndarray):
         raise TypeError(f'save only accepts NumPy arrays, got {type(arr).__name__} for {where}')
     code = _type_flag(arr.dtype, where)
@@ -293,7 +355,7 @@ def dumps(data, contexts=None, v3=False):
     MXNetError. ``contexts``: (dev_type, dev_id) per array, default (1, 0) = cpu(0).
     ``v3``: write V3 records (MXNet does under np-shape; also when an array is 0-d).
     """
-    if isinstance(data, np.ndarray):
+    if isinstance(data, (np.ndarray, SparseRecord)):
         data = [data]
     if isinstance(data, dict):
         if not all(isinstance(k, str) for k in data):
@@ -306,7 +368,7 @@ def dumps(data, contexts=None, v3=False):
     else:
         raise ValueError('data needs to either be a NDArray, dict of str, NDArray pairs '
                          'or a list of NDarrays.')
-    if not all(isinstance(a, np.ndarray) for a in arrays):
+    if not all(isinstance(a, (np.ndarray, SparseRecord)) for a in arrays):
         raise TypeError('save only accept dict str->NDArray or list of NDArray')
     contexts = [(1, 0)] * len(arrays) if contexts is None else list(contexts)
     if len(contexts) != len(arrays):
@@ -400,8 +462,8 @@ def atomic_write(fname, payload):
     sweep_stale_temps(fname)
 
 
-def load(fname, np_shape=None):
-    """``mx.nd.load``: list or dict of NumPy arrays (``np_shape`` as in ``loads``). A file
+def load(fname, np_shape=None, sparse=False):
+    """``mx.nd.load``: list or dict of NumPy arrays (``np_shape``, ``sparse`` as in ``loads``). A file
     that cannot be read raises MXNetError (as MXNet: 'Open "<fname>": No such file or
     directory')."""
     fname = _path(fname)
@@ -410,4 +472,4 @@ def load(fname, np_shape=None):
             buf = f.read()
     except OSError as e:
         raise MXNetError(f'Open "{fname}": {e.strerror or e}') from e
-    return loads(buf, np_shape)
+    return loads(buf, np_shape, sparse)

@@ -258,17 +258,34 @@ def save(fname, data):
         for k, v in data.items():
             if not isinstance(k, str) or not isinstance(v, NDArray):
                 raise TypeError("save only accepts dict str->NDArray or list of NDArray")
-        arrays = {k: v.asnumpy() for k, v in data.items()}
+        arrays = {k: _saved(v) for k, v in data.items()}
         ctxs = [(v.context.device_typeid, v.context.device_id) for v in data.values()]
     elif isinstance(data, list):
         if not all(isinstance(v, NDArray) for v in data):
             raise TypeError("save only accepts dict str->NDArray or list of NDArray")
-        arrays = [v.asnumpy() for v in data]
+        arrays = [_saved(v) for v in data]
         ctxs = [(v.context.device_typeid, v.context.device_id) for v in data]
     else:
         raise ValueError("data needs to either be a NDArray, dict of str, NDArray pairs "
                          "or a list of NDarrays.")
     serialization.save(fname, arrays, contexts=ctxs, v3=_is_np_shape())
+
+
+def _saved(x):
+    """What the file holds of ``x``: its value, or a sparse array's components."""
+    stype = getattr(x, "stype", "default")
+    if stype == "default":
+        return x.asnumpy()
+    return serialization.SparseRecord(stype, x.shape, x._comp["data"],
+                                      tuple(x._comp[k] for k in x._AUX))
+
+
+def _loaded(value, ctx):
+    if isinstance(value, serialization.SparseRecord):   # MXNet's load gives the sparse class
+        cls = sparse.CSRNDArray if value.stype == "csr" else sparse.RowSparseNDArray
+        comp = dict(zip(cls._AUX, (a.astype(_np.int64) for a in value.aux)), data=value.data)
+        return cls._make(comp, value.shape, value.data.dtype, ctx)
+    return _place(value, ctx)
 
 
 def _np_shape_mode():
@@ -278,17 +295,17 @@ def _np_shape_mode():
 def _from_loaded(obj):
     ctx = current_context() if current_context().kind == "cpu" else Context("cpu", 0)
     if isinstance(obj, dict):
-        return {k: _place(v, ctx) for k, v in obj.items()}
-    return [_place(v, ctx) for v in obj]
+        return {k: _loaded(v, ctx) for k, v in obj.items()}
+    return [_loaded(v, ctx) for v in obj]
 
 
 def load(fname):
     """Read an MXNet container file: a list, or a dict when the file stores names."""
-    return _from_loaded(serialization.load(fname, _np_shape_mode()))
+    return _from_loaded(serialization.load(fname, _np_shape_mode(), sparse=True))
 
 
 def load_frombuffer(buf):
-    return _from_loaded(serialization.loads(bytes(buf), _np_shape_mode()))
+    return _from_loaded(serialization.loads(bytes(buf), _np_shape_mode(), sparse=True))
 
 
 _internal = types.ModuleType(__name__ + "._internal", "Operators whose names start with '_'.")
