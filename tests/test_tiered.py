@@ -54,7 +54,7 @@ def test_switch_counts_calls_not_seconds():
     for _ in range(10):
         f(x, y)
     assert tiers.STATS["quick"] - before == tiers.TABLE.quick_calls
-    assert f._calls[programs._signature((x, y), {})] == tiers.TABLE.quick_calls
+    assert f._calls[programs._signature((x, y), {})] == programs._SETTLED   # switched
 
 
 def test_inside_another_trace_the_call_is_inlined():

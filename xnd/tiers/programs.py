@@ -90,6 +90,9 @@ def _dynamic(args, kwargs, static_argnums, static_argnames):
     return args, kwargs
 
 
+_SETTLED = -1      # Calls' count of a signature that switched to the optimized tier
+
+
 class Calls:
     """Calls so far per input signature of one program of ``kind``: ``tier(args, kwargs)``
     counts a call and returns (signature, ``decide``'s tier); ``quick(args)`` says whether a
@@ -120,10 +123,14 @@ class Calls:
             return None, OPTIMIZED
         if sig is None:
             return None, OPTIMIZED
+        if n == _SETTLED + 1:           # (a loop's steady state: no decision again)
+            return sig, OPTIMIZED
         tier = table.decide(self.kind, n, host=host)
         if tier == BACKGROUND and not background:
             tier = OPTIMIZED
-        if tier != OPTIMIZED:
+        if tier == OPTIMIZED:
+            self._calls[sig] = _SETTLED
+        else:
             self._calls[sig] = n if tier != BACKGROUND else min(n, TABLE.quick_calls + 1)
             STATS["quick" if tier != BACKGROUND else "background_waits"] += 1
             if n == TABLE.quick_calls:
