@@ -31,6 +31,15 @@ def run_all(mx):
         def hybrid_forward(self, F, h, c):
             return self.d(F.where(c, F.zeros(shape=(0, 4)), h)) + F.zeros(shape=(0, 3))
 
+    class BeginState(mx.gluon.HybridBlock):  # DeepAR: one zeros begin state on both sides
+        def hybrid_forward(self, F, h, c):
+            z = F.zeros(shape=(0, 4))
+            return F.where(c, z, z) + F.where(c.sum(axis=1), F.ones(shape=(0, 4)), h) + h
+
+    class RowCondition(mx.gluon.HybridBlock):  # a 1-D condition leaves both sides unknown
+        def hybrid_forward(self, F, h, c):
+            return F.where(c.sum(axis=1), F.ones(shape=(0, 4)), F.zeros(shape=(0, 4))) + h
+
     def attempt(f):
         try:
             r = f()
@@ -59,6 +68,13 @@ def run_all(mx):
     out["deferred Dense 2 rows"] = attempt(lambda: net(mx.nd.ones((2, 4)),
                                                       mx.nd.array([[1, 0, 1, 0]] * 2)))
     out["deferred Dense 3 rows"] = attempt(lambda: net(mx.nd.ones((3, 4)), mx.nd.zeros((3, 4))))
+    bs = BeginState()
+    bs.hybridize()
+    out["begin state where"] = attempt(lambda: bs(mx.nd.ones((3, 4)),
+                                                  mx.nd.array([[1, 0, 1, 0], [0] * 4, [1] * 4])))
+    rc = RowCondition()
+    rc.hybridize()
+    out["row condition where"] = attempt(lambda: rc(mx.nd.ones((3, 4)), mx.nd.ones((3, 4))))
     bo = BroadcastOnes()
     bo.hybridize()
     out["hybridized broadcast (0, 1)"] = attempt(lambda: bo(mx.nd.ones((3, 4))))

@@ -410,9 +410,15 @@ def diag(data, *, k: Int = 0, axis1: Int = 0, axis2: Int = 1):
 
 
 def _where_shapes(attrs, shapes):
-    """x and y complete each other's shape; the condition is only ever given."""
+    """x and y complete each other's shape, and a condition of their rank completes theirs,
+    as MXNet's where shape function assigns them (a begin state ``F.zeros(shape=(0, C))``
+    masked by a (N, C) condition is (N, C)); a 1-D condition completes nothing."""
     c, x, y = shapes
-    return [c, *same_shapes(attrs, [x, y])]
+    x, y = same_shapes(attrs, [x, y])
+    ref = x if x is not None else y
+    if c is None or 0 in c or ref is None or len(c) != len(ref):
+        return [c, x, y]
+    return [c, *same_shapes(attrs, [tuple(c), x, y])[1:]]
 
 
 @register("where", param_shapes=_where_shapes)
