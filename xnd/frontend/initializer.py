@@ -30,6 +30,7 @@ from . import registry as _registry
 from ..base import string_types  # noqa: E402,F401
 from .util import is_np_array  # noqa: E402,F401
 from . import ndarray  # noqa: E402,F401
+from .ndarray import load  # noqa: E402,F401
 from . import random  # noqa: E402,F401
 from . import registry  # noqa: E402,F401
 

@@ -9,6 +9,7 @@ keep the decayed ``base_lr``; Poly and Cosine remember the last value past
 """
 import logging
 import math
+from math import pi  # noqa: F401  (MXNet's module imports it)
 
 __all__ = ["LRScheduler", "FactorScheduler", "MultiFactorScheduler", "PolyScheduler",
            "CosineScheduler"]

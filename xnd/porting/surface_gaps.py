@@ -24,20 +24,14 @@ _GAPS = {
     "mxnet.gluon.block": "np_symbol",
     "mxnet.gluon.contrib.data.sampler": "sampler",
     "mxnet.gluon.contrib.data.text": "C base dataset text",
-    "mxnet.gluon.contrib.rnn.rnn_cell": "tensor_types",
     "mxnet.gluon.data.dataloader": (
         "ConnectionWrapper DataLoaderV1 Queue SimpleQueue fetcher_loop_v1 rebuild_ndarray "
         "rebuild_np_ndarray reduce_ndarray reduce_np_ndarray worker_loop_v1"
     ),
     "mxnet.gluon.data.vision.transforms": "image",
-    "mxnet.gluon.model_zoo.model_store": "apache_repo_url",
     "mxnet.gluon.nn.basic_layers": "nd sym",
-    "mxnet.gluon.rnn.rnn_cell": "tensor_types",
-    "mxnet.gluon.rnn.rnn_layer": "rnn_cell tensor_types",
-    "mxnet.gluon.trainer": "opt",
     "mxnet.image": "recordio",
     "mxnet.image.image": "recordio",
-    "mxnet.initializer": "load",
     "mxnet.io": "ImageRecordIter_v1 ImageRecordUInt8Iter_v1",
     "mxnet.io.io": (
         "CSRNDArray CSVIter ImageDetRecordIter ImageRecordInt8Iter ImageRecordIter "
@@ -45,7 +39,6 @@ _GAPS = {
         "MNISTIter"
     ),
     "mxnet.io.utils": "CSRNDArray",
-    "mxnet.lr_scheduler": "pi",
     "mxnet.module.bucketing_module": "ctx",
     "mxnet.module.executor_group": "ctx",
     "mxnet.module.module": "ctx",
@@ -88,7 +81,6 @@ _GAPS = {
     "mxnet.symbol.numpy.random": "current_context rand",
     "mxnet.symbol.numpy_extension.random": "current_context",
     "mxnet.symbol.op": "IdentityAttachKLSparseReg",
-    "mxnet.symbol.random": "Symbol numeric_types",
     "mxnet.symbol.sparse": "adagrad_update",
     "mxnet.test_utils": "np_symbol",
     "mxnet.util": "np_ufunc_legal_option wrap_np_binary_func wrap_np_unary_func",
@@ -111,7 +103,7 @@ _SIGNATURE_GAPS = {
     ),
     "mxnet.image": "imdecode imread imresize",
     "mxnet.image.image": "copyMakeBorder imdecode imread imresize",
-    "mxnet.io": "CSVIter MNISTIter",
+    "mxnet.io": "CSVIter LibSVMIter MNISTIter",
     "mxnet.module.module": "zeros",
     "mxnet.ndarray": "choose_element_0index from_numpy power zeros",
     "mxnet.ndarray.contrib": "SparseEmbedding SyncBatchNorm arange_like boolean_mask",

@@ -66,6 +66,8 @@ def _install():
     for name, params in _DISTRIBUTIONS.items():
         setattr(random, name, _sampler(name, params))
     random.randn = _randn
+    from ..base import numeric_types
+    random.Symbol, random.numeric_types = Symbol, numeric_types  # (MXNet's module imports them)
 
 
 # mx.sym.random's distributions: (parameter, default); exponential takes scale = 1 / lam

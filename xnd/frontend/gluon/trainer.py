@@ -33,6 +33,7 @@ from .parameter import Parameter, ParameterDict
 from . import _sparse_trainer as _sparse
 # names MXNet's module holds by importing them (its users import them from here)
 from ..kvstore import KVStore  # noqa: E402,F401
+from .. import optimizer as opt  # noqa: E402,F401
 
 __all__ = ["Trainer"]
 

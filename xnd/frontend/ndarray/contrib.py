@@ -93,7 +93,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None):
     """mx.nd.contrib.while_loop, as MXNet runs it eagerly: while ``cond(*loop_vars)`` holds
     and fewer than ``max_iterations`` steps ran, ``step_output, loop_vars =
     func(*loop_vars)``.  Returns (the step outputs stacked on a new axis 0 and padded to
-    ``max_iterations`` rows, whose padding rows are unspecified as MXNet's ``empty``; the
+    ``max_iterations`` rows (the padding rows are MXNet's ``empty``, any values; zeros here); the
     last loop variables), in ``func``'s nesting."""
     if max_iterations is None:
         raise ValueError("max_iterations should be specified")
@@ -118,13 +118,12 @@ def while_loop(cond, func, loop_vars, max_iterations=None):
             raise ValueError("Number of elements in step_output should be the same in each "
                              "step")
         steps.append(flat)
-    from . import empty
     stacked = []
     for col in zip(*steps):
         rows = [x.expand_dims(0) for x in col]
         if len(steps) != max_iterations:
-            rows.append(empty((max_iterations - len(steps),) + tuple(col[0].shape),
-                              ctx=col[0].context, dtype=col[0].dtype))
+            rows.append(_zeros(shape=(max_iterations - len(steps),) + tuple(col[0].shape),
+                               ctx=col[0].context, dtype=col[0].dtype))
         stacked.append(_concat(*rows, dim=0))
     if out_fmt is not None:
         stacked, _ = _regroup(stacked, out_fmt)
@@ -138,6 +137,7 @@ def cond(pred, then_func, else_func):
 
 
 _concat = _op_function(_registry.get("Concat"), "concat")
+_zeros = _op_function(_registry.get("_zeros"), "_zeros")  # (MXNet pads with `empty`: any values)
 ndarray = _sys.modules[_NDArray.__module__]  # MXNet's module imports the NDArray class module
 
 

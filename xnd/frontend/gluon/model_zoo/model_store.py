@@ -8,6 +8,8 @@ from ..utils import check_sha1
 from ..utils import download, replace_file  # noqa: E402,F401
 from .... import base  # noqa: E402,F401
 
+apache_repo_url = "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/"  # MXNet's
+
 # MXNet 1.9.1's published checksums of the model-zoo parameter files (name -> sha1)
 _model_sha1 = {
     "alexnet": "44335d1f0046b328243b32a26a4fbd62d9057b45",

@@ -11,6 +11,7 @@ from ..utils import _indent
 from ....base import numeric_types, string_types  # noqa: E402,F401
 from ... import ndarray  # noqa: E402,F401
 from .... import symbol  # noqa: E402,F401
+from ..parameter import tensor_types  # noqa: E402,F401
 
 __all__ = ["RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell",
            "SequentialRNNCell", "HybridSequentialRNNCell", "DropoutCell", "ModifierCell",

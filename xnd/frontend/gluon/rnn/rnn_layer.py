@@ -8,6 +8,8 @@ from ..block import HybridBlock
 from ...util import is_np_array  # noqa: E402,F401
 from ... import ndarray  # noqa: E402,F401
 from .... import symbol  # noqa: E402,F401
+from ..parameter import tensor_types  # noqa: E402,F401
+from . import rnn_cell  # noqa: E402,F401
 
 __all__ = ["RNN", "LSTM", "GRU"]
 

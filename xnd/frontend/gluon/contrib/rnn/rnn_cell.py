@@ -3,6 +3,7 @@
 from ...rnn.rnn_cell import (BidirectionalCell, HybridRecurrentCell, ModifierCell,
                              SequentialRNNCell, _format_sequence, _get_begin_state,
                              _mask_sequence_variable_length, _nc_states)
+from ...parameter import tensor_types  # noqa: F401  (MXNet's module imports it)
 
 
 class VariationalDropoutCell(ModifierCell):
