@@ -87,5 +87,32 @@ def kvstore(mx):
             "pull0_rows": outs[0].indices.asnumpy()}
 
 
-CASES = {"lazy_updates": lazy_updates, "autograd_grads": autograd_grads, "trainer": trainer,
+def module(mx):
+    """Module over an Embedding with sparse_grad: row_sparse gradients, lazy SGD updates
+    (momentum and weight decay on the batch's rows only)."""
+    data, label = mx.sym.var("data"), mx.sym.var("softmax_label")
+    emb = mx.sym.Embedding(data, weight=mx.sym.var("emb_weight"), input_dim=20, output_dim=4,
+                           sparse_grad=True, name="emb")
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.flatten(emb), num_hidden=3,
+                                                     name="fc"), label, name="softmax")
+    rs = np.random.RandomState(0)
+    x, y = rs.randint(0, 20, (16, 2)).astype("float32"), rs.randint(0, 3, 16).astype("float32")
+    it = mx.io.NDArrayIter(x, y, batch_size=8)
+    mod = mx.mod.Module(net, context=mx.cpu())
+    mod.bind(it.provide_data, it.provide_label)
+    mod.init_params(arg_params={"emb_weight": mx.nd.array(rs.uniform(-1, 1, (20, 4))),
+                                "fc_weight": mx.nd.array(rs.uniform(-1, 1, (3, 8))),
+                                "fc_bias": mx.nd.zeros(3)})
+    mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.5, "wd": 0.1,
+                                                          "momentum": 0.9})
+    for _ in range(2):
+        it.reset()
+        for b in it:
+            mod.forward_backward(b)
+            mod.update()
+    args, _ = mod.get_params()
+    return {"emb_weight": args["emb_weight"].asnumpy(), "fc_weight": args["fc_weight"].asnumpy()}
+
+
+CASES = {"module": module, "lazy_updates": lazy_updates, "autograd_grads": autograd_grads, "trainer": trainer,
          "kvstore": kvstore}

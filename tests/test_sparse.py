@@ -25,7 +25,7 @@ def test_matches_mxnet(stem, case):
         if v.dtype.kind == "U":
             assert str(got[k]) == str(v), k
         else:
-            np.testing.assert_allclose(np.asarray(got[k], dtype=v.dtype), v, rtol=1e-6,
+            np.testing.assert_allclose(np.asarray(got[k], dtype=v.dtype), v, rtol=1e-6, atol=1e-7,
                                        err_msg=k)
 
 

@@ -486,7 +486,7 @@ class Executor(BoundArrays):
         return cls(sym, ctx, arg_list, grad_list, reqs, [_on(a, ctx) for a in aux_list])
 
     @classmethod
-    def simple_bind(cls, sym, ctx, grad_req, type_dict, shapes):
+    def simple_bind(cls, sym, ctx, grad_req, type_dict, shapes, stype_dict=None):
         """MXNet's simple_bind: keyword arguments that are not shapes (tuples) or name no
         input are ignored, and so are ``type_dict`` entries that name no input; without
         ``type_dict`` every argument is float32 except those whose variable declares a dtype."""
@@ -510,6 +510,12 @@ class Executor(BoundArrays):
         grads = [None if r == "null" else _nd_zeros(s, t, ctx)
                  for r, s, t in zip(reqs, arg_shapes, arg_types)]
         aux = [_nd_zeros(s, t, ctx) for s, t in zip(aux_shapes, aux_types)]
+        arg_st, grad_st = _storage(sym, stype_dict)
+        if arg_st or grad_st:    # sparse arguments or gradients (MXNet's storage inference)
+            names = sym.list_arguments()
+            args = [a.tostype(arg_st[n]) if n in arg_st else a for n, a in zip(names, args)]
+            grads = [g.tostype(grad_st[n]) if g is not None and n in grad_st else g
+                     for n, g in zip(names, grads)]
         return cls(sym, ctx, args, grads, reqs, aux)
 
     # ---- running -----------------------------------------------------------------------
@@ -863,3 +869,21 @@ def _nd_array(v, dtype, ctx):
 def _aux_update(*vals, update, attrs, n_in):
     """An op's ``aux_update(attrs, inputs, outputs)`` on positional values (for ``staged``)."""
     return update(dict(attrs), list(vals[:n_in]), list(vals[n_in:]))
+
+
+def _storage(sym, stype_dict):
+    """({argument: stype} of the sparse arguments, {argument: stype} of the sparse
+    gradients): a variable's declared ``stype`` or ``stype_dict``'s; a row_sparse gradient
+    for the weight of an Embedding with ``sparse_grad`` (MXNet's storage inference)."""
+    codes = {"1": "row_sparse", "2": "csr"}
+    args = {n.name: codes[n.attrs["__storage_type__"]] for n in sym._nodes()
+            if n.op is None and n.attrs.get("__storage_type__") in codes}
+    args.update({k: v for k, v in (stype_dict or {}).items() if v != "default"})
+    grads = {}
+    for n in sym._nodes():
+        if n.op is not None and n.op.name in ("Embedding", "_contrib_SparseEmbedding") and \
+                (n.op.name != "Embedding" or n.params().get("sparse_grad")):
+            src, _ = n.inputs[1]
+            if src.op is None:
+                grads[src.name] = "row_sparse"
+    return args, grads

@@ -328,7 +328,7 @@ class Symbol:
 
     def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
-        return _executor.Executor.simple_bind(self, ctx, grad_req, type_dict, kwargs)
+        return _executor.Executor.simple_bind(self, ctx, grad_req, type_dict, kwargs, stype_dict)
 
     def eval(self, ctx=None, **kwargs):
         from ..context import current_context

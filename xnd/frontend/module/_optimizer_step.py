@@ -181,6 +181,8 @@ class OptimizerStep:
         cls = type(opt)
         if not cls._fusable() or type(upd) is not _opt.Updater or upd.optimizer is not opt:
             return False
+        if any(g is not None and g.stype != "default" for g in self._exec._grads):
+            return False   # sparse gradients: the updater's lazy update, parameter by parameter
         return self._kvstore is None or _plain_kvstore(self._kvstore)
 
     def _prepare_states(self, keys, weights):

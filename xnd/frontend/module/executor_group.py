@@ -33,7 +33,7 @@ from ..._compat_jax import fresh_copy
 from ...base import MXNetError
 from ...lowering.dtypes import DTYPES
 from ...ndarray import _PENDING, _RECENT, NDArray, _exclusive, _flush_pending, _wrap
-from ...symbol.executor import BoundArrays, graph_function
+from ...symbol.executor import BoundArrays, _storage, graph_function
 from .. import ndarray as nd
 from .base_module import _assert, _fields
 from ._programs import _Layout, _Programs, _take
@@ -70,7 +70,11 @@ def _split_input_slice(batch_size, work_load_list):
 
 # ---- handles ---------------------------------------------------------------------------------
 def _own(h, v):
-    """``h`` now holds ``v``, a buffer no other handle holds (so it may be donated later)."""
+    """``h`` now holds ``v``, a buffer no other handle holds (so it may be donated later);
+    a sparse handle stores ``v`` in its own storage type."""
+    if h.stype != "default":
+        h._set_val(v)
+        return
     h._data = v
     h._shared = False
     h._ag = None
@@ -229,6 +233,10 @@ def bind_exec(module, data_shapes, label_shapes, shared_exec=None, base=None):
                              % (name, src_args[name].shape, shape))
         args.append(_zeros(shape, dt, lay.arg_sharding(i), ctx))
         grads.append(None if reqs[i] == "null" else _zeros(shape, dt, lay.arg_sharding(i), ctx))
+    _, grad_stypes = _storage(sym, None)   # row_sparse gradients (Embedding's sparse_grad)
+    if grad_stypes and devs.n == 1:
+        grads = [g.tostype(grad_stypes[n]) if g is not None and n in grad_stypes else g
+                 for n, g in zip(arg_names, grads)]
     aux = []
     for name, shape, dt in zip(sym.list_auxiliary_states(), aux_shapes, aux_types):
         a = src_aux.get(name)

@@ -15,17 +15,20 @@ from ..... import context  # noqa: E402,F401
 
 
 class SparseEmbedding(Block):
-    """Turns non-negative integer indices into dense vectors of `output_dim` (MXNet's
-    sparse-gradient Embedding; dense here, see the module docstring)."""
+    """Turns non-negative integer indices into dense vectors of `output_dim`: a row_sparse
+    weight read through its Trainer (``row_sparse_data``) and a row_sparse gradient."""
 
     def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None, **kwargs):
         super().__init__(**kwargs)
-        self._kwargs = {"input_dim": input_dim, "output_dim": output_dim, "dtype": dtype}
+        self._kwargs = {"input_dim": input_dim, "output_dim": output_dim, "dtype": dtype,
+                        "sparse_grad": True}
         self.weight = self.params.get("weight", shape=(input_dim, output_dim),
-                                      init=weight_initializer, dtype=dtype)
+                                      init=weight_initializer, dtype=dtype,
+                                      grad_stype="row_sparse", stype="row_sparse")
 
     def forward(self, x):
-        return _nd.Embedding(x, self.weight.data(x.context), name="fwd", **self._kwargs)
+        weight = self.weight.row_sparse_data(x)
+        return _nd.Embedding(x, weight, name="fwd", **self._kwargs)
 
     def __repr__(self):
         return "{name}({input_dim} -> {output_dim}, {dtype})".format(
