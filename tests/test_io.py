@@ -258,8 +258,6 @@ def test_mnist_shuffle_and_errors(tmp_path):
 
 
 def test_unsupported_iterators():
-    with pytest.raises(MXNetError, match="sparse"):
-        io.LibSVMIter(data_libsvm="x.libsvm", data_shape=(10,), batch_size=2)
     with pytest.raises(MXNetError, match="RecordIO"):
         io.ImageRecordIter(path_imgrec="x.rec", data_shape=(3, 32, 32), batch_size=2)
 

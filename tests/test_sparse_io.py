@@ -95,3 +95,120 @@ def test_corrupt_sparse_record_raises(tmp_path):
         mx.nd.load_frombuffer(bytes(raw))
     with pytest.raises(MXNetError, match="truncated"):
         mx.nd.load_frombuffer(bytes(raw[:-11]))
+
+
+# ---- LibSVMIter ----------------------------------------------------------------------------
+@pytest.fixture
+def svm_dir(tmp_path):
+    for name, text in META["files"].items():
+        with open(tmp_path / name, "w", newline="") as f:
+            f.write(text)
+    return tmp_path
+
+
+def _make(kwargs, d):
+    kw = {k: tuple(v) if isinstance(v, list) else v for k, v in kwargs.items()}
+    for k in ("data_libsvm", "label_libsvm"):
+        if k in kw:
+            kw[k] = str(d / kw[k])
+    return mx.io.LibSVMIter(**kw)
+
+
+def _check_part(prefix, x, stype):
+    assert x.stype == stype
+    if stype == "csr":
+        for comp in ("indptr", "indices", "data"):
+            got, want = getattr(x, comp).asnumpy(), GOLD[f"{prefix}.{comp}"]
+            assert got.dtype == want.dtype, (prefix, comp)
+            np.testing.assert_array_equal(got, want, err_msg=f"{prefix}.{comp}")
+    else:
+        got = x.asnumpy()
+        assert got.dtype == GOLD[prefix + ".dense"].dtype
+        np.testing.assert_array_equal(got, GOLD[prefix + ".dense"])
+
+
+@pytest.mark.parametrize("case", sorted(META["libsvm"]))
+def test_libsvm_batches(case, svm_dir):
+    info = META["libsvm"][case]
+    it = _make(info["kwargs"], svm_dir)
+    assert [[d.name, list(d.shape)] for d in it.provide_data] == info["provide_data"]
+    assert [[d.name, list(d.shape)] for d in it.provide_label] == info["provide_label"]
+    assert it.provide_data[0].dtype == np.float32
+    for ep, batches in enumerate(info["epochs"]):
+        if ep == len(info["epochs"]) - 1 and info["error"]:
+            with pytest.raises(MXNetError, match=re.escape(info["error"].split("Check failed: ")[-1])):
+                list(it)
+            return
+        got = list(it)
+        assert len(got) == len(batches), (case, ep)
+        for i, (b, want) in enumerate(zip(got, batches)):
+            p = f"{case}.{ep}.{i}"
+            assert b.pad == want["pad"] and [list(b.data[0].shape), list(b.label[0].shape)] == \
+                want["shapes"]
+            _check_part(p + ".x", b.data[0], want["data_stype"])
+            _check_part(p + ".y", b.label[0], want["label_stype"])
+            assert b.index.dtype == np.uint64
+            np.testing.assert_array_equal(b.index, GOLD[p + ".index"])
+        it.reset()
+
+
+@pytest.mark.parametrize("case", sorted(META["libsvm_errors"]))
+def test_libsvm_errors(case, svm_dir):
+    info = META["libsvm_errors"][case]
+    msg = info["error"]
+    msg = msg.split("Check failed: ")[-1] if "Check failed" in msg else msg.split("MXNetError: ")[-1]
+    msg = msg.rstrip(" :")
+    with pytest.raises(MXNetError, match=re.escape(msg)):
+        for b in _make(info["kwargs"], svm_dir):
+            b.data[0].asnumpy()
+
+
+def test_libsvm_index_beyond_shape(svm_dir):
+    """An index >= data_shape raises (MXNet makes an invalid CSR array; docs/porting.md)."""
+    with pytest.raises(MXNetError, match="feature index 2 on line 1 is out of range"):
+        mx.io.LibSVMIter(data_libsvm=str(svm_dir / "d.t"), data_shape=(2,), batch_size=2)
+
+
+# ---- NDArrayIter over csr arrays ---------------------------------------------------------
+_DNS = np.array([[0, 1, 0], [2, 0, 3], [0, 0, 0], [4, 5, 0], [0, 0, 6]], np.float32)
+
+
+@pytest.mark.parametrize("handle", ["pad", "roll_over"])
+def test_ndarrayiter_csr_needs_discard(handle):
+    csr = mx.nd.array(_DNS).tostype("csr")
+    for data, label in ((csr, _DNS), (_DNS, csr)):
+        with pytest.raises(NotImplementedError, match="only supports ``CSRNDArray`` with "
+                                                      "`last_batch_handle` set to `discard`"):
+            mx.io.NDArrayIter(data, label, 2, last_batch_handle=handle)
+
+
+def test_ndarrayiter_csr_batches():
+    csr = mx.nd.array(_DNS).tostype("csr")
+    it = mx.io.NDArrayIter(csr, csr, 2, last_batch_handle="discard")
+    got = list(it)
+    assert len(got) == 2
+    for i, b in enumerate(got):
+        assert b.data[0].stype == "csr" and b.label[0].stype == "csr" and b.pad == 0
+        np.testing.assert_array_equal(b.data[0].asnumpy(), _DNS[2 * i:2 * i + 2])
+        np.testing.assert_array_equal(b.label[0].asnumpy(), _DNS[2 * i:2 * i + 2])
+    np.testing.assert_array_equal(got[1].data[0].indptr.asnumpy(), [0, 0, 2])
+    np.testing.assert_array_equal(got[1].data[0].indices.asnumpy(), [0, 1])
+    np.testing.assert_array_equal(got[1].data[0].data.asnumpy(), [4, 5])
+
+
+def test_ndarrayiter_csr_shuffle_gathers_rows():
+    csr = mx.nd.array(_DNS).tostype("csr")
+    np.random.seed(3)
+    it = mx.io.NDArrayIter({"c": csr, "d": _DNS}, np.arange(5), 2, shuffle=True,
+                           last_batch_handle="discard")
+    np.random.seed(3)
+    order = np.arange(5)
+    np.random.shuffle(order)        # MXNet shuffles the row index with numpy's generator
+    for i, b in enumerate(it):
+        rows = order[2 * i:2 * i + 2]
+        c, d = b.data
+        assert c.stype == "csr"
+        c.check_format(True)
+        np.testing.assert_array_equal(c.asnumpy(), _DNS[rows])
+        np.testing.assert_array_equal(d.asnumpy(), _DNS[rows])
+        np.testing.assert_array_equal(b.label[0].asnumpy(), rows)

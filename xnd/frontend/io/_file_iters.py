@@ -5,9 +5,8 @@ C++ iterators (CSV ``round_batch`` wrap-around that shifts the next epoch's
 start; MNIST drops a last partial batch) and parse their keywords as MXNet does
 (string values accepted, a bad value of a declared keyword is an MXNetError naming it,
 an undeclared keyword has no effect). ``MNISTIter(shuffle=True)`` uses its own seeded
-permutation, not MXNet's. ``LibSVMIter`` (CSR batches) and the
-RecordIO image iterators raise MXNetError: sparse storage and RecordIO are not
-supported by xnd.
+permutation, not MXNet's. The RecordIO image iterators raise MXNetError: RecordIO
+image decoding is not implemented. ``LibSVMIter`` is in ``_libsvm.py``.
 """
 import logging
 import struct
@@ -19,7 +18,7 @@ from ...base import MXNetError
 from .. import ndarray as nd
 from .io import MXDataIter
 
-__all__ = ["CSVIter", "MNISTIter", "LibSVMIter", "ImageRecordIter", "ImageRecordUInt8Iter",
+__all__ = ["CSVIter", "MNISTIter", "ImageRecordIter", "ImageRecordUInt8Iter",
            "ImageRecordInt8Iter", "ImageDetRecordIter"]
 
 
@@ -315,9 +314,6 @@ def _unsupported(name, why):
     return creator
 
 
-LibSVMIter = _unsupported("LibSVMIter", "it produces CSR (sparse storage) batches and xnd has "
-                                        "dense arrays only; convert the data to dense arrays and "
-                                        "use NDArrayIter")
 _RECORDIO = ("RecordIO image iterators are not implemented; decode the images and use "
              "NDArrayIter or gluon.data.DataLoader")
 ImageRecordIter = _unsupported("ImageRecordIter", _RECORDIO)
