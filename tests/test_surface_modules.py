@@ -96,3 +96,16 @@ def test_pandas_logger_rows():
     assert log.train_df["minibatch_count"][0] == 2 and len(log.epoch_df) == 1
     args = cb.args_wrapper(log, log)
     assert args["batch_end_callback"] == [log.train_cb, log.train_cb]
+
+
+def test_symbolic_npx_runs_underscore_operators():
+    """mx.sym.npx functions over '_'-named operators (npx.image's _image_*, multibox's
+    _contrib_*) build the graph node and evaluate to the eager values."""
+    x = mx.sym.var("x").as_np_ndarray()
+    img = mx.nd.array(np.arange(48).reshape(4, 4, 3))
+    got = mx.sym.npx.image.to_tensor(x).eval(x=img)[0]
+    assert got.shape == (3, 4, 4)
+    assert np.allclose(got.asnumpy(), mx.nd.image.to_tensor(img).asnumpy())
+    prior = mx.sym.npx.multibox_prior(x, sizes=(0.5,), ratios=(1,))
+    assert prior.eval(x=mx.nd.ones((1, 3, 4, 4)))[0][0, :2].asnumpy().tolist() == \
+        [[-0.125, -0.125, 0.375, 0.375], [0.125, -0.125, 0.625, 0.375]]

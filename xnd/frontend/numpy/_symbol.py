@@ -198,7 +198,9 @@ def _npx_op(opname, rename):
             kwargs[rename[k]] = kwargs.pop(k)
         args = [a.as_nd_ndarray() if isinstance(a, _Symbol) else a for a in args]
         kwargs = {k: v.as_nd_ndarray() if isinstance(v, _Symbol) else v for k, v in kwargs.items()}
-        return _face(getattr(_sym, opname)(*args, **kwargs))
+        # (an operator whose name starts with '_' is in mx.sym._internal, as MXNet puts it)
+        op = getattr(_sym._internal if opname.startswith("_") else _sym, opname)
+        return _face(op(*args, **kwargs))
     return fn
 
 
