@@ -2,7 +2,7 @@
 import os
 
 from . import background
-from .table import KINDS, TABLE
+from .table import BACKGROUND, KINDS, TABLE, decide
 
 
 def cache_entries(path):
@@ -38,8 +38,8 @@ def table_lines():
             h = 0
         if kind != "eager" and not TABLE.tiered:
             q = 0
-        then = "optimized in the background" if bg and TABLE.background and q else \
-            "optimized now"
+        after = decide(kind, max(h, b, q) + 1, host=h > 0)       # (the one decision)
+        then = "optimized in the background" if after == BACKGROUND else "optimized now"
         out.append(f"  {kind:<10} {h} / {b} / {q}, {budget:g} s, then {then}")
     out.append("  " + " ".join(f"{k}={v}" for k, v in TABLE.variables().items()))
     st = background.stats()
