@@ -27,7 +27,7 @@ LAYERS = (
     ("xnd.base", "xnd.context", "xnd.name", "xnd.attribute", "xnd.semantics",
      "xnd._compat_jax", "xnd._transfer", "xnd.engine", "xnd.rng", "xnd._nest"),
     ("xnd.lowering", "xnd.tiers"),
-    ("xnd.ndarray", "xnd.op_function", "xnd.serialization"),
+    ("xnd.ndarray", "xnd.op_function", "xnd.serialization", "xnd.sparse"),
     ("xnd.symbol", "xnd.autograd"),
     ("xnd.frontend", "xnd._dataloader_worker"),
     ("xnd", "xnd.compat", "xnd.__main__", "xnd.porting", "xnd.examples"),

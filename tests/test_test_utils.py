@@ -379,8 +379,15 @@ def test_rand_ndarray():
     assert isinstance(x, mx.nd.NDArray) and x.shape == (3, 4) and x.dtype == np.float32
     assert x.context == mx.cpu()
     assert tu.rand_ndarray((2,), dtype="float64").dtype == np.float64
-    with pytest.raises(mx.MXNetError, match="storage type 'csr' is not supported"):
-        tu.rand_ndarray((2, 2), stype="csr")
+    np.random.seed(3)
+    c = tu.rand_ndarray((4, 5), stype="csr", density=0.5)
+    assert c.stype == "csr" and c.shape == (4, 5)
+    dense = c.asnumpy()
+    assert (dense[dense != 0] > 0).all() and c.data.size == np.count_nonzero(dense)
+    r = tu.rand_ndarray((6, 2), stype="row_sparse", density=1)
+    assert r.stype == "row_sparse" and r.indices.asnumpy().tolist() == list(range(6))
+    with pytest.raises(AssertionError, match="unknown storage type"):
+        tu.rand_ndarray((2, 2), stype="coo")
 
 
 def test_default_context():

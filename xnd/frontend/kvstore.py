@@ -179,7 +179,7 @@ class KVStore(KVStoreBase):
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
         """The rows ``row_ids`` of each key's stored value into ``out`` (row_sparse arrays;
         one row-id array per output, or one for all)."""
-        from ..sparse.ops import retain
+        from ..sparse.arrays import retain
         assert out is not None and row_ids is not None
         pairs, kind = _pairs(key, out)
         self._check_kind(kind)

@@ -1,8 +1,6 @@
 """Sparse storage: CSRNDArray and RowSparseNDArray (xnd/sparse/README.md)."""
-import importlib
-
-_core = importlib.import_module("xnd.ndarray")   # the core module (xnd.ndarray the name is the nd namespace)
 from . import arrays, dispatch
+from .arrays import _core
 from .arrays import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, cast_storage
 from .create import array, csr_matrix, empty, row_sparse_array, zeros
 from . import ops  # noqa: F401  (registers its kernels)

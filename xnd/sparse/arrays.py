@@ -8,6 +8,7 @@ RowSparseNDArray of a 1M-row gradient with a few rows costs what those rows cost
 host: the number of stored entries changes every batch, and an XLA program is compiled per
 shape -- a program per nnz would be compiled over and over (docs/architecture.md).
 """
+import importlib
 import math
 import pickle
 import warnings
@@ -15,12 +16,13 @@ import warnings
 import jax
 import numpy as np
 
-import importlib
-
-_core = importlib.import_module("xnd.ndarray")   # the core module (xnd.ndarray the name is the nd namespace)
 from ..base import MXNetError, NotSupportedForSparseNDArray
 from ..context import Context, current_context
+from ..lowering import registry as _registry
 from ..lowering.dtypes import np_dtype
+
+# the core module (as an attribute of xnd, ``ndarray`` is the mx.nd namespace)
+_core = importlib.import_module("xnd.ndarray")
 
 INDEX = np.dtype(np.int64)       # MXNet's aux types: int64 indices and indptr
 STYPES = ("default", "row_sparse", "csr")
@@ -181,18 +183,25 @@ class BaseSparseNDArray(_core.NDArray):
         """A gradient buffer in ``stype``, by default this array's own storage type."""
         super().attach_grad(grad_req, stype or self.stype)
 
-    # arithmetic: mx.nd.sparse's (same shapes elementwise, through the storage table)
+    # arithmetic: mx.nd.sparse's (same shapes elementwise, through the storage table;
+    # a scalar or a broadcast as NDArray's)
+    def _elementwise(self, other, name, fallback):
+        if isinstance(other, _core.NDArray) and tuple(other.shape) == self.shape:
+            op = _registry.get(name)
+            return _core.invoke(op, [self, other], op.parse_attrs({}))
+        return fallback(self, other)
+
     def __add__(self, other):
-        return _namespace().add(self, other)
+        return self._elementwise(other, "elemwise_add", _core.NDArray.__add__)
 
     def __sub__(self, other):
-        return _namespace().subtract(self, other)
+        return self._elementwise(other, "elemwise_sub", _core.NDArray.__sub__)
 
     def __mul__(self, other):
-        return _namespace().multiply(self, other)
+        return self._elementwise(other, "elemwise_mul", _core.NDArray.__mul__)
 
     def __truediv__(self, other):
-        return _namespace().divide(self, other)
+        return self._elementwise(other, "elemwise_div", _core.NDArray.__truediv__)
 
     # in-place arithmetic: the result in this array's storage type (MXNet's copyto)
     def __iadd__(self, other):
@@ -316,7 +325,6 @@ class RowSparseNDArray(BaseSparseNDArray):
         return cast_storage(self, stype)
 
     def retain(self, indices):
-        from .ops import retain
         return retain(self, indices)
 
     def __getitem__(self, key):
@@ -336,11 +344,6 @@ class RowSparseNDArray(BaseSparseNDArray):
 
 
 CLASSES = {"csr": CSRNDArray, "row_sparse": RowSparseNDArray}
-
-
-def _namespace():
-    from ..frontend.ndarray import sparse
-    return sparse
 
 
 def _unpickle(name, comp, shape, dtype):
@@ -371,6 +374,34 @@ def _setitem(x, key, value, scalars):
                                      x._ctx, x._dtype))
     else:
         raise TypeError("type %s not supported" % type(value))
+
+
+def retain(data=None, indices=None, out=None, name=None, **kwargs):
+    """A RowSparseNDArray of the rows ``indices`` of ``data`` (stored as zeros where ``data``
+    has none, as MXNet's); the other rows dropped."""
+    if kwargs:
+        raise MXNetError("retain: unknown arguments %s (it takes data, indices)"
+                         % sorted(kwargs))
+    if data is None or indices is None:
+        raise MXNetError("retain: data and indices are required")
+    if data.stype != "row_sparse":
+        raise MXNetError("retain: data must be a RowSparseNDArray, got stype %r" % data.stype)
+    want = np.unique(np.asarray(indices.asnumpy() if isinstance(indices, _core.NDArray)
+                                else indices).astype(INDEX))
+    if want.size and (want[0] < 0 or want[-1] >= data.shape[0]):
+        raise MXNetError("retain: indices must be in 0..%d, got %s" % (data.shape[0] - 1, want))
+    have = data._comp["indices"]
+    vals = np.zeros((want.size,) + data.shape[1:], data._dtype)
+    pos = np.searchsorted(have, want)
+    hit = (pos < have.size) & (have[np.minimum(pos, max(have.size - 1, 0))] == want) \
+        if have.size else np.zeros(want.size, bool)
+    vals[hit] = data._comp["data"][pos[hit]]
+    res = RowSparseNDArray._make({"data": vals, "indices": want}, data.shape, data._dtype,
+                                 data.context)
+    if out is not None:
+        out._assign(res)
+        return out
+    return res
 
 
 def slice_rows(x, begin, end):

@@ -2,12 +2,10 @@
 (mx.nd.sparse's constructors), with MXNet 1.9.1's argument forms and default dtypes."""
 import numpy as np
 
-import importlib
-
-_core = importlib.import_module("xnd.ndarray")   # the core module (xnd.ndarray the name is the nd namespace)
+from .. import _transfer
 from ..base import MXNetError
 from ..lowering.dtypes import np_dtype
-from .arrays import INDEX, CLASSES, CSRNDArray, RowSparseNDArray, _ctx, cast_storage
+from .arrays import INDEX, CLASSES, CSRNDArray, RowSparseNDArray, _core, _ctx, cast_storage
 
 _REAL = np.dtype(np.float32)     # mx_real_t
 
@@ -118,8 +116,10 @@ def _rsp_from_definition(data, indices, shape=None, ctx=None, dtype=None):
 def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
     """An all-zero array of storage type ``stype`` (no stored entries)."""
     if stype == "default":
-        from ..frontend import ndarray as nd
-        return nd.zeros(shape, ctx=ctx, dtype=dtype, **kwargs)
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        ctx = _ctx(ctx)
+        return _core._wrap(_transfer.zeros(shape, np.dtype(np_dtype(dtype)) if dtype is not None
+                                           else _REAL, ctx.jax_device()), ctx)
     if stype not in CLASSES:
         raise ValueError("zeros: unknown storage type %r (default, row_sparse, csr)" % (stype,))
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)

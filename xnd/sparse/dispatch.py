@@ -13,10 +13,7 @@ import threading
 
 import numpy as np
 
-import importlib
-
-_core = importlib.import_module("xnd.ndarray")   # the core module (xnd.ndarray the name is the nd namespace)
-from .arrays import CLASSES, BaseSparseNDArray, cast_storage
+from .arrays import CLASSES, BaseSparseNDArray, _core, cast_storage
 
 D, R, C = "default", "row_sparse", "csr"
 
@@ -112,21 +109,6 @@ def output_stype(name, stypes, attrs):
         return D
     return rule(stypes, attrs) if name in WITH_ATTRS else rule(stypes)
 
-
-def graph_stypes(symbol, var_stypes):
-    """The storage types of a graph's outputs, from its variables' (a name -> stype map):
-    the table applied node by node, as MXNet's storage-type inference does."""
-    from ..symbol.graph import topo
-    out = {}
-    for node in topo(symbol._outputs):
-        if node.op is None:
-            out[(id(node), 0)] = var_stypes.get(node.name, D)
-            continue
-        ins = [out.get((id(n), i), D) for n, i in node.inputs]
-        st = output_stype(node.op.name, ins, node.params()) if any(s != D for s in ins) else D
-        for i in range(node.num_outputs()):
-            out[(id(node), i)] = st
-    return [out[(id(n), i)] for n, i in symbol._outputs]
 
 KERNELS = {}
 WRITTEN = object()   # a kernel's answer when it wrote ``out`` itself (the lazy updates)

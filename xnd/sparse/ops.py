@@ -5,11 +5,8 @@ falls back to the dense values."""
 import jax
 import numpy as np
 
-import importlib
-
-_core = importlib.import_module("xnd.ndarray")   # the core module (xnd.ndarray the name is the nd namespace)
 from ..base import MXNetError
-from .arrays import INDEX, CSRNDArray, RowSparseNDArray
+from .arrays import INDEX, CSRNDArray, RowSparseNDArray, _core, retain
 from .dispatch import D, WRITTEN, kernel
 
 
@@ -111,32 +108,6 @@ def lazy_update(op, inputs, attrs, out=None):
     return WRITTEN if out is not None else target
 
 
-def retain(data=None, indices=None, out=None, name=None, **kwargs):  # noqa: C901
-    """A RowSparseNDArray of the rows ``indices`` of ``data`` (stored as zeros where ``data``
-    has none, as MXNet's); the other rows dropped."""
-    if kwargs:
-        raise MXNetError("retain: unknown arguments %s (it takes data, indices)"
-                         % sorted(kwargs))
-    if data is None or indices is None:
-        raise MXNetError("retain: data and indices are required")
-    if data.stype != "row_sparse":
-        raise MXNetError("retain: data must be a RowSparseNDArray, got stype %r" % data.stype)
-    want = np.unique(np.asarray(indices.asnumpy() if isinstance(indices, _core.NDArray)
-                                else indices).astype(INDEX))
-    if want.size and (want[0] < 0 or want[-1] >= data.shape[0]):
-        raise MXNetError("retain: indices must be in 0..%d, got %s" % (data.shape[0] - 1, want))
-    have = data._comp["indices"]
-    vals = np.zeros((want.size,) + data.shape[1:], data._dtype)
-    pos = np.searchsorted(have, want)
-    hit = (pos < have.size) & (have[np.minimum(pos, max(have.size - 1, 0))] == want) \
-        if have.size else np.zeros(want.size, bool)
-    vals[hit] = data._comp["data"][pos[hit]]
-    res = RowSparseNDArray._make({"data": vals, "indices": want}, data.shape, data._dtype,
-                                 data.context)
-    if out is not None:
-        out._assign(res)
-        return out
-    return res
 
 
 @kernel("_square_sum")

@@ -626,7 +626,7 @@ class Executor(BoundArrays):
             self.outputs = [_wrap(v, self._ctx) for v in outs]
 
     def _set_sparse_outputs(self, outs, dispatch):
-        stypes = dispatch.graph_stypes(self._symbol, {
+        stypes = _graph_stypes(self._symbol, dispatch, {
             n: a.stype for n, a in zip(self._arg_names, self.arg_arrays) if a is not None})
         self.outputs = [dispatch.CLASSES[st].from_dense(np.asarray(v), self._ctx)
                         if st != "default" else _wrap(v, self._ctx)
@@ -887,3 +887,20 @@ def _storage(sym, stype_dict):
             if src.op is None:
                 grads[src.name] = "row_sparse"
     return args, grads
+
+
+def _graph_stypes(symbol, dispatch, var_stypes):
+    """The storage types of a graph's outputs, from its variables' (a name -> stype map):
+    xnd/sparse's table applied node by node, as MXNet's storage-type inference does."""
+    from .graph import topo
+    out = {}
+    for node in topo(symbol._outputs):
+        if node.op is None:
+            out[(id(node), 0)] = var_stypes.get(node.name, "default")
+            continue
+        ins = [out.get((id(n), i), "default") for n, i in node.inputs]
+        st = dispatch.output_stype(node.op.name, ins, node.params()) \
+            if any(s != "default" for s in ins) else "default"
+        for i in range(node.num_outputs()):
+            out[(id(node), i)] = st
+    return [out[(id(n), i)] for n, i in symbol._outputs]

@@ -12,7 +12,7 @@ for _name in _SPARSE:  # MXNet's _sparse_ operators (xnd/lowering/op_groups.py)
         globals()[_name] = getattr(_sym, _name)
 
 # the registry's own ``_sparse_<name>`` operators (xnd/lowering/sparse_ops.py): ``retain``
-from . import _internal as _int  # noqa: E402
+_int = _sym._internal
 
 for _name in dir(_int):
     if _name.startswith("_sparse_"):

@@ -43,7 +43,7 @@ def _install(nd):
 from ...sparse import (BaseSparseNDArray, CSRNDArray, RowSparseNDArray,  # noqa: E402,F401
                        array, csr_matrix, empty, row_sparse_array, zeros)
 from ...sparse import cast_storage as _cast  # noqa: E402
-from ...sparse.ops import retain  # noqa: E402,F401
+from ...sparse.arrays import retain  # noqa: E402,F401
 
 
 def _binary(name, dense_name):

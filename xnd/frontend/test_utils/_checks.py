@@ -150,14 +150,16 @@ def _check_stype(stype, where):
                          f"'default' arrays; see docs/porting.md)")
 
 
+_SPARSE_GENERATOR = [None]   # test_utils._sparse.rand_sparse_ndarray (it imports this module)
+
+
 def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None,
                  shuffle_csr_indices=False, distribution=None, ctx=None):
     """A random NDArray of `shape`: dense standard normal values from numpy's global generator,
     or a random sparse array of storage type `stype` (test_utils.rand_sparse_ndarray)."""
     ctx = ctx if ctx else default_context()
     if stype not in (None, "default"):
-        from ._sparse import rand_sparse_ndarray
-        return rand_sparse_ndarray(shape, stype, density=density, modifier_func=modifier_func,
+        return _SPARSE_GENERATOR[0](shape, stype, density=density, modifier_func=modifier_func,
                                    dtype=dtype, shuffle_csr_indices=shuffle_csr_indices,
                                    distribution=distribution, ctx=ctx)[0]
     return _nd.array(random_arrays(shape), dtype=dtype, ctx=ctx)

@@ -6,6 +6,8 @@ import numpy.random as rnd
 
 from ... import sparse as _sp
 from ...frontend import ndarray as _nd
+from . import _checks
+from ._checks import assign_each, default_context
 
 
 def _default_dtype():
@@ -81,7 +83,6 @@ def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=Non
                         shuffle_csr_indices=False, ctx=None):
     """A random sparse array and its components: (array, (data, indices)) for row_sparse,
     (array, (indptr, indices, data)) for csr."""
-    from . import assign_each, default_context
     ctx = ctx if ctx else default_context()
     density = rnd.rand() if density is None else density
     dtype = _default_dtype() if dtype is None else dtype
@@ -144,3 +145,6 @@ def create_sparse_array_zd(shape, stype, density, data_init=None, rsp_indices=No
     return create_sparse_array(shape, stype, data_init=data_init, rsp_indices=rsp_indices,
                                dtype=dtype, modifier_func=modifier_func, density=density,
                                shuffle_csr_indices=shuffle_csr_indices)
+
+
+_checks._SPARSE_GENERATOR[0] = rand_sparse_ndarray   # rand_ndarray's sparse storage types
