@@ -173,3 +173,21 @@ def test_horovod_training_equals_one_process_on_combined_batches(tmp_path):
     for k in w0:
         np.testing.assert_array_equal(w0[k], w1[k])
         np.testing.assert_allclose(w0[k], wr[k], rtol=0, atol=1e-6)
+
+
+def test_kvstore_horovod_single_process(hvd):
+    kv = mx.kv.create("horovod")
+    assert kv.type == "horovod" and (kv.rank, kv.num_workers, kv.local_rank) == (0, 1, 0)
+    assert not kv.is_capable("optimizer")
+    a, out = mx.nd.ones((2, 3)) * 2, mx.nd.zeros((2, 3))
+    kv.pushpull("w", a, out=out)
+    np.testing.assert_array_equal(out.asnumpy(), np.full((2, 3), 2.0))
+    kv.broadcast("b", mx.nd.arange(3), out=[out[0], out[1]])
+    net = mx.gluon.nn.Dense(1, in_units=2)
+    net.initialize(mx.init.One())
+    tr = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5},
+                          kvstore="horovod")
+    with mx.autograd.record():
+        net(mx.nd.ones((1, 2))).backward()
+    tr.step(1)
+    np.testing.assert_array_equal(net.weight.data().asnumpy(), [[0.5, 0.5]])

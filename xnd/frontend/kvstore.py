@@ -350,7 +350,7 @@ def create(name="local"):
             _dist.ensure(name)
             return DistKVStore(name)
         return KVStore(name)
-    if name.startswith("dist") or name in ("horovod", "byteps", "p3"):
+    if name.startswith("dist") or name in ("byteps", "p3"):
         raise MXNetError("kvstore type %r is not supported by xnd; use 'dist_sync' "
                          "(multi-process), 'local' or 'device'" % name)
     if name not in _LOCAL_TYPES:
@@ -362,5 +362,6 @@ def create(name="local"):
 # MXNet's mx.kvstore is a package (kvstore.base, kvstore.kvstore, kvstore.kvstore_server);
 # this module stands for it, and its submodules are the files of xnd/frontend/_kvstore/
 __path__ = [_os.path.join(_os.path.dirname(__file__), "_kvstore")]
-from .kvstore import base, kvstore, kvstore_server  # noqa: E402,F401  (MXNet's submodules)
+from .kvstore import base, horovod, kvstore, kvstore_server  # noqa: E402,F401  (MXNet's submodules)
+from .kvstore.horovod import Horovod  # noqa: E402,F401  (registers 'horovod')
 from .kvstore.kvstore_server import KVStoreServer  # noqa: E402,F401
