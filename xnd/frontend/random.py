@@ -109,7 +109,7 @@ def generalized_negative_binomial(mu=1, alpha=1, shape=None, dtype=None, ctx=Non
 
 def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwargs):
     op = registry.get("_sample_multinomial")
-    if out is not None and np.dtype(out.dtype) != np.dtype(dtype):
+    if isinstance(out, NDArray) and np.dtype(out.dtype) != np.dtype(dtype):
         raise MXNetError(f"_sample_multinomial: Type inconsistent, Provided = "
                          f"{np.dtype(out.dtype).name}, inferred type = {np.dtype(dtype).name}")
     return invoke(op, [data], op.parse_attrs({"shape": _shape(shape), "get_prob": get_prob,
