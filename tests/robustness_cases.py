@@ -21,6 +21,16 @@ def ones(*shape, dtype=np.float32):
 X23 = np.arange(6, dtype=np.float32).reshape(2, 3)
 
 VALUE_CASES = [
+    # MXNet returns where xnd raised (issue 44): LRN nsize=0 (oneDNN: the channel alone,
+    # alpha/0), instance L2Normalization of 1-D data, full/empty with 0-size dims
+    ("lrn_nsize0", "LRN", [np.array([0, 1, -2, .5, 3, 0, 0, 0], np.float32).reshape(1, 2, 2, 2)],
+     {"nsize": 0}),
+    ("lrn_nsize0_alpha0", "LRN", [ones(1, 2, 1, 2)], {"nsize": 0, "alpha": 0.0, "knorm": 1.0}),
+    ("l2norm_1d", "L2Normalization", [f32(3, -4, 0)], {}),
+    ("full_0_dim", "full", [], {"shape": (0, 3), "val": 5}),
+    ("full_0_dim_int", "full", [], {"shape": (2, 0), "val": 1.5, "dtype": "int32"}),
+    ("full_0_int_shape", "full", [], {"shape": 0, "val": 1}),
+    ("empty_0_dim", "empty", [], {"shape": (0, 3)}),
     ("swapaxes_negative", "SwapAxis", [X23], {"dim1": -1, "dim2": -2}),
     # shapes: a 1-D arg-reduction or pick has shape (1,), never ()
     ("argmax_1d_axis0", "argmax", [f32(3, 1, 2)], {"axis": 0}),

@@ -30,6 +30,7 @@ caller's to reproduce if it matters.
 import functools
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from ..base import MXNetError
@@ -314,7 +315,9 @@ def l2_normalization(data, *, eps: Float = 1e-10,
         axes = (1,)
     else:
         axes = tuple(range(2, data.ndim))
-    if data.ndim < (3 if mode == "spatial" else 2):
+    # instance mode of 1-D data normalises each element by itself (MXNet 1.9.1: [3, -4, 0]
+    # gives [1, -1, 0])
+    if data.ndim < {"spatial": 3, "channel": 2, "instance": 1}[mode]:
         raise MXNetError(f"L2Normalization: data {_fmt(data.shape)} has too few dimensions for "
                          f"mode={mode!r}")
     norm = jnp.sqrt(jnp.sum(jnp.square(data), axis=axes, keepdims=True)
@@ -329,10 +332,15 @@ def lrn(data, *, alpha: Float = 1e-4, beta: Float = 0.75, knorm: Float = 2.0, ns
     hidden second output (MXNet's tmp_norm) is that denominator before the power."""
     if data.ndim != 4:
         raise MXNetError(f"LRN: data must be 4-D (N, C, H, W), got {_fmt(data.shape)}")
-    half = nsize // 2
+    # nsize=0 (MXNet's oneDNN LRN, the pip wheel's): the window is the channel itself and
+    # the factor alpha/0 (inf, or NaN for alpha=0): 0 where x != 0, NaN where x == 0
+    win = max(nsize, 1)
+    half = win // 2
     sq = jnp.square(data)
-    s = lax.reduce_window(sq, 0, lax.add, (1, nsize, 1, 1), (1, 1, 1, 1),
-                          ((0, 0), (half, nsize - 1 - half), (0, 0), (0, 0)))
-    scale = jnp.asarray(knorm, data.dtype) + jnp.asarray(alpha / nsize, data.dtype) * s
+    s = lax.reduce_window(sq, 0, lax.add, (1, win, 1, 1), (1, 1, 1, 1),
+                          ((0, 0), (half, win - 1 - half), (0, 0), (0, 0)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.float64(alpha) / np.float64(nsize)
+    scale = jnp.asarray(knorm, data.dtype) + jnp.asarray(factor, data.dtype) * s
     out = (data * scale ** jnp.asarray(-beta, data.dtype)).astype(data.dtype)
     return out, scale.astype(data.dtype)

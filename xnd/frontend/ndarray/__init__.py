@@ -88,7 +88,13 @@ def _dt(dtype):
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):
-    """Uninitialised in MXNet; zeros here (a sparse ``stype``: no stored entries)."""
+    """Uninitialised in MXNet; zeros here (a sparse ``stype``: no stored entries). MXNet's
+    empty allocates without shape inference, so a shape with 0-size dims is an empty array
+    even in legacy shape semantics (where zeros((0, 3)) raises); () still raises."""
+    sh = Shape(shape)
+    if stype in (None, "default") and sh and 0 in sh and all(d >= 0 for d in sh):
+        dt = _dt(dtype) or _np.float32
+        return array(_np.zeros(sh, dt), ctx=ctx, dtype=dt)
     return zeros(shape, ctx, dtype, stype=stype)
 
 
@@ -116,7 +122,11 @@ def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
 
 
 def full(shape, val, ctx=None, dtype=_np.float32, out=None):
-    return _creation("_full", ctx, out, shape=Shape(shape), value=float(val), dtype=_dt(dtype))
+    """MXNet's is ``empty(shape)`` filled with ``val``: 0-size dims allowed (see empty)."""
+    sh = Shape(shape)
+    if out is None and sh and 0 in sh and all(d >= 0 for d in sh):
+        return empty(sh, ctx, dtype)
+    return _creation("_full", ctx, out, shape=sh, value=float(val), dtype=_dt(dtype))
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=_np.float32):
