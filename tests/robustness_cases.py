@@ -102,6 +102,10 @@ VALUE_CASES = [
 
 # MXNet raises: xnd raises MXNetError too (the message names the op)
 RAISE_CASES = [
+    # accepted before (issue 44): SequenceMask's axis and rank without lengths, one_hot depth
+    ("sequencemask_axis-1_no_length", "SequenceMask", [ones(3, 2, 2)], {"axis": -1}),
+    ("sequencemask_1d_no_length", "SequenceMask", [ones(3)], {}),
+    ("one_hot_depth_negative", "one_hot", [f32(1)], {"depth": -1}),
     # SwapAxis' dims are C++ ints: outside int32 the parameter parser refuses them (issue 44)
     ("swapaxes_int64_max", "SwapAxis", [X23], {"dim1": 2 ** 63 - 1}),
     ("swapaxes_int32_past_max", "SwapAxis", [X23], {"dim1": 2 ** 31}),

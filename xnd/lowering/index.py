@@ -87,6 +87,9 @@ def pick(data, index, *, axis: Int = -1, keepdims: Bool = False, mode: choice("c
 def one_hot(indices, *, depth: Int, on_value: Float = 1.0, off_value: Float = 0.0,
             dtype: Dtype = "float32"):
     """Out-of-range indices give an all-``off_value`` row."""
+    if depth < 0:
+        raise MXNetError(f"one_hot: Check failed: *depth >= 0 ({depth} vs. 0) : Dimension "
+                         f"size, depth, must be a non-negative integer")
     idx = _int_index(indices)
     hit = idx[..., None] == jnp.arange(depth)
     return jnp.where(hit, on_value, off_value).astype(dtype)

@@ -304,10 +304,11 @@ _SEQ_HOOK = param_shapes_from(_seq_shapes, ("data", "sequence_length"))
 @register("SequenceMask", param_shapes=_SEQ_HOOK)
 def sequence_mask(data, sequence_length=None, *, use_sequence_length: Bool = False,
                   value: Float = 0.0, axis: Int = 0):
-    """Steps at or beyond each sequence's length are set to ``value``."""
+    """Steps at or beyond each sequence's length are set to ``value``. The axis and rank
+    are checked also without lengths (MXNet raises for axis=-1 or 1-D data either way)."""
+    t_ax, b_ax = _seq_axes("SequenceMask", data, axis)
     if not use_sequence_length:
         return data
-    t_ax, b_ax = _seq_axes("SequenceMask", data, axis)
     ln = _per_batch(_lengths("SequenceMask", sequence_length, data.shape[b_ax]), data, b_ax)
     return jnp.where(_time_index(data, t_ax) < ln, data, jnp.asarray(value, data.dtype))
 
