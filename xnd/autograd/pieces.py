@@ -15,6 +15,10 @@ arguments, and ``jax.jit`` keys on their shapes and dtypes. A loop of T identica
 therefore meets the same few chunk structures again and again, whatever T is, and a new
 length reuses them: only the chunk that holds the loss (its ``concat`` of T outputs) is new.
 
+A basic index read of a sequence in the graph (``xs[t]``) stays out of the pieces
+(``_reads``): a piece takes the block it read as a value, so neither ``t`` nor the
+sequence's length is part of a step's structure.
+
 Cuts are content-defined, so that they fall at the same place in every repetition of a
 step: a node is a cut candidate where a checksum of its kind and its wiring (the distances
 back to its inputs) is 0 modulo ``CUT_MODULUS``; a chunk ends at the first candidate at
@@ -35,10 +39,12 @@ Not split (engine.py runs them whole): the ``replay`` mode, several devices, cus
 """
 import zlib
 
+import jax
 import jax.numpy as jnp
 
-from .. import tiers
+from .. import _transfer, tiers
 from ..lowering import xla_options
+from ..lowering.indexing import basic_plan
 from . import sweep
 
 # TIERS: a tape shorter than this runs as one program (engine.py): a hybridized block or a
@@ -78,7 +84,9 @@ def _kind_code(kind):
     if c is None:
         if len(_KIND_CODE) >= 1 << 14:
             _KIND_CODE.clear()
-        c = _KIND_CODE[kind] = zlib.crc32(f"{kind[1].name}|{kind[2]!r}".encode())
+        name = kind[1].name        # (a read's position is no part of a step's structure)
+        c = _KIND_CODE[kind] = zlib.crc32(
+            (name if name == "_getitem" else f"{name}|{kind[2]!r}").encode())
     return c
 
 
@@ -106,17 +114,52 @@ def cuts(nodes):
 
 
 # ---- one piece ---------------------------------------------------------------------------------
-def _structure(nodes, a, b, live_ref):
-    """(piece key, outside refs in slot order) of chunk ``[a, b)``."""
+def _reads(nodes, value_of, out_vals):
+    """{node: (offset, size)} of the tape's block reads to hoist out of the pieces: a
+    ``_getitem`` of one float array selecting one contiguous block (``xs[t]`` of a sequence
+    in the graph, its ``t`` new every step) whose array nothing else reads. A piece then
+    takes the block as a value of its own, so a step's structure holds neither ``t`` nor the
+    sequence's length, and the block's gradient is added into the sequence's at its offset
+    (``_place``): the values the indexing's own gradient places in zeros, in the same order."""
+    other, reads = set(), {}
+    for j, (kind, refs) in enumerate(nodes):
+        if kind[1].name == "_getitem" and len(refs) == 1 and refs[0] is not None:
+            src = value_of(refs[0])
+            if sweep.inexact(src):
+                index = dict(zip(kind[1].static, kind[2]))["index"]
+                try:
+                    plan = basic_plan(src.shape, index)
+                except IndexError:
+                    plan = ("copy",)
+                if plan[0] == "view":
+                    reads[j] = (plan[1], int(out_vals[j][0].size))
+                    continue
+        other.update(r for r in refs if r is not None)
+    return {j: v for j, v in reads.items() if nodes[j][1][0] not in other}
+
+
+def _place(acc, c, offset):
+    """``acc`` (or zeros of ``like``'s shape) with ``c`` added into its row-major block at
+    ``offset``."""
+    flat = acc.reshape(-1)
+    block = jax.lax.dynamic_slice(flat, (offset,), (c.size,)) + c.reshape(-1).astype(acc.dtype)
+    return jax.lax.dynamic_update_slice(flat, block, (offset,)).reshape(acc.shape)
+
+
+def _structure(nodes, a, b, live_ref, hoisted):
+    """(piece key, outside refs in slot order, the chunk's nodes) of chunk ``[a, b)``, without
+    its ``hoisted`` reads (their results are slots of the piece)."""
+    kept = [j for j in range(a, b) if j not in hoisted]
+    local = {j: k for k, j in enumerate(kept)}
     slots, slot_of, shape = [], {}, []
-    for j in range(a, b):
+    for j in kept:
         kind, refs = nodes[j]
         nrefs = []
         for r in refs:
             if r is None:
                 nrefs.append(None)
-            elif r[0] == 1 and r[1] >= a:
-                nrefs.append((1, r[1] - a, r[2]))
+            elif r[0] == 1 and r[1] in local:
+                nrefs.append((1, local[r[1]], r[2]))
             else:
                 s = slot_of.get(r)
                 if s is None:
@@ -124,7 +167,7 @@ def _structure(nodes, a, b, live_ref):
                     slots.append(r)
                 nrefs.append((0, s))
         shape.append((kind, tuple(nrefs)))
-    return (tuple(shape), tuple(live_ref(r) for r in slots)), slots
+    return (tuple(shape), tuple(live_ref(r) for r in slots)), slots, kept
 
 
 def _program(key):
@@ -184,6 +227,13 @@ def _sweep(key):
     return piece
 
 
+def _placer():
+    f = _FINISH.get("place")
+    if f is None:
+        f = _FINISH["place"] = xla_options.jit(_place, kind=tiers.TAPE)
+    return f
+
+
 def _finish(groups, wanted):
     key = (groups, wanted)
     f = _FINISH.get(key)
@@ -223,6 +273,15 @@ def run(plan, ext_vals, out_vals, dyn_vals, head_grads, olds):
     def read(r):
         return ct_ext.get(r[1]) if r[0] == 0 else ct_out[r[1]][r[2]]
 
+    def value_of(r):
+        return sweep.get(r, ext_vals, out_vals)
+
+    def zero(r):
+        # a variable's running sum starts at zeros, not None: the piece that meets it first
+        # is then the same program as its repetitions (0 + g is g; a -0.0 becomes 0.0)
+        v = value_of(r)
+        return _transfer.zeros(v.shape, v.dtype, next(iter(v.devices())))
+
     def write(r, c):
         if r[0] == 0:
             ct_ext[r[1]] = c
@@ -237,18 +296,29 @@ def run(plan, ext_vals, out_vals, dyn_vals, head_grads, olds):
             old = read(h)
             write(h, c if old is None else old + c)
 
+    hoisted = _reads(nodes, value_of, out_vals)
     bounds = cuts(nodes)
     for a, b in reversed(list(zip(bounds[:-1], bounds[1:]))):
-        if not any(need[j] and any(c is not None for c in ct_out[j]) for j in range(a, b)):
-            continue
-        key, slots = _structure(nodes, a, b, live)
-        slot_vals = [sweep.get(r, ext_vals, out_vals) for r in slots]
-        slot_cts = [read(r) if ok else None for r, ok in zip(slots, key[1])]
-        acc = _program(key)(slot_vals, slot_cts, out_vals[a:b], dyn_vals[a:b], ct_out[a:b])
-        STATS["piece_calls"] += 1
-        for r, ok, c in zip(slots, key[1], acc):
-            if ok:
-                write(r, c)
+        if any(need[j] and any(c is not None for c in ct_out[j]) for j in range(a, b)
+               if j not in hoisted):
+            key, slots, kept = _structure(nodes, a, b, live, hoisted)
+            slot_vals = [value_of(r) for r in slots]
+            slot_cts = [(read(r) if r[0] == 1 or r[1] in ct_ext else zero(r)) if ok else None
+                        for r, ok in zip(slots, key[1])]
+            acc = _program(key)(slot_vals, slot_cts, [out_vals[j] for j in kept],
+                                [dyn_vals[j] for j in kept], [ct_out[j] for j in kept])
+            STATS["piece_calls"] += 1
+            for r, ok, c in zip(slots, key[1], acc):
+                if ok:
+                    write(r, c)
+        for j in range(b - 1, a - 1, -1):      # the chunk's block reads, in the sweep's order
+            c = ct_out[j][0] if j in hoisted else None
+            if c is None or not need[j]:
+                continue
+            r = nodes[j][1][0]
+            old = read(r)
+            write(r, _placer()(jnp.zeros_like(value_of(r)) if old is None else old, c,
+                               hoisted[j][0]))
     STATS["calls"] += 1
     grads = _finish(tuple(tuple(g) for g in groups), wanted)(
         [ct_ext.get(i) for i in wanted], [ext_vals[i] for i in wanted], olds)
