@@ -136,6 +136,18 @@ ERRORS = {
     "batch_too_big": dict(data_libsvm="d.t", data_shape=(3,), batch_size=11),
 }
 EPOCHS = 3
+# reset()/iteration sequences: "R" resets, "E" reads batches until the end (their indices);
+# "N<k>" reads k batches. MXNet's prefetcher reads ahead, so where a reset leaves the loader
+# depends on how far the read-ahead got (Module.score resets a fresh iterator).
+SEQUENCES = {
+    "d_b3": (dict(data_libsvm="d.t", data_shape=(3,), batch_size=3), "R E R R E R E E R E"),
+    "d_b2": (dict(data_libsvm="d.t", data_shape=(3,), batch_size=2), "R E R E N1 R E"),
+    "long_b4": (dict(data_libsvm="long.t", data_shape=(9,), batch_size=4), "R E R E N2 R E E"),
+    "long_b3_buf1": (dict(data_libsvm="long.t", data_shape=(9,), batch_size=3,
+                          prefetch_buffer=1), "R E N2 R E R E"),
+    "long_b5_buf2": (dict(data_libsvm="long.t", data_shape=(9,), batch_size=5,
+                          prefetch_buffer=2), "N1 R E R E N3 R E"),
+}
 
 
 def _components(prefix, x, arrays):
@@ -189,6 +201,23 @@ def _libsvm(meta, arrays):
                     break
                 it.reset()
             meta["libsvm"][case] = info
+        for case, (kw, ops) in SEQUENCES.items():
+            it = make(kw)
+            seen = []
+            for op in ops.split():
+                if op == "R":
+                    it.reset()
+                    continue
+                n = None if op == "E" else int(op[1:])
+                got = []
+                for b in it:
+                    got.append(np.asarray(b.index).tolist())
+                    if n is not None and len(got) == n:
+                        break
+                seen.append(got)
+            meta["libsvm_sequences"][case] = {
+                "kwargs": {k: list(v) if isinstance(v, tuple) else v for k, v in kw.items()},
+                "ops": ops, "indices": seen}
         for case, kw in ERRORS.items():
             try:
                 it = make(kw)
@@ -203,7 +232,7 @@ def _libsvm(meta, arrays):
 
 
 def main():
-    meta = {"params": {}, "libsvm": {}, "libsvm_errors": {}}
+    meta = {"params": {}, "libsvm": {}, "libsvm_errors": {}, "libsvm_sequences": {}}
     arrays = {}
     _params(meta, arrays)
     _libsvm(meta, arrays)

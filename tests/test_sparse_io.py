@@ -152,6 +152,26 @@ def test_libsvm_batches(case, svm_dir):
         it.reset()
 
 
+@pytest.mark.parametrize("case", sorted(META["libsvm_sequences"]))
+def test_libsvm_reset_after_read_ahead(case, svm_dir):
+    """Where reset() leaves the iterator depends on MXNet's prefetcher read-ahead."""
+    info = META["libsvm_sequences"][case]
+    it = _make(info["kwargs"], svm_dir)
+    seen = []
+    for op in info["ops"].split():
+        if op == "R":
+            it.reset()
+            continue
+        n = None if op == "E" else int(op[1:])
+        got = []
+        for b in it:
+            got.append(b.index.tolist())
+            if n is not None and len(got) == n:
+                break
+        seen.append(got)
+    assert seen == info["indices"]
+
+
 @pytest.mark.parametrize("case", sorted(META["libsvm_errors"]))
 def test_libsvm_errors(case, svm_dir):
     info = META["libsvm_errors"][case]

@@ -8,12 +8,20 @@ iterator (LibSVMIter + SparseBatchLoader) gives them.
 * Only ``round_batch=True``: a short last batch is filled from the start of the part
   (``pad`` counts those rows) and the next epoch continues after them; filling needs more
   rows than the part has raises MXNet's "number of input must be bigger than batch size".
+* MXNet's C++ prefetcher (a dmlc ThreadedIter of 16 cells plus recycled ones) reads ahead of
+  the caller, MXNet's Python wrapper takes the first batch at construction, and ``reset()``
+  acts on the loader where that read-ahead left it: a reset right after construction, or
+  after a wrapped last batch was read ahead, continues after the wrapped rows, as on MXNet
+  (Module.score resets a fresh iterator). The read-ahead is modelled cell for cell
+  (``_Prefetch``), with the producer always run to where MXNet's thread would stop.
 * Without ``label_libsvm`` the labels are the lines' labels (dense, shape ``(batch,)``); with
   it they are that file's rows as a CSR array of ``(batch,) + label_shape``.
 
 One difference: a column index >= ``data_shape[0]`` raises MXNetError (MXNet makes a CSR
 array whose indices exceed its shape) -- docs/porting.md.
 """
+from collections import deque
+
 import numpy as np
 
 from ...base import MXNetError
@@ -83,6 +91,49 @@ def _csr(rows, width):
                                 shape=(len(rows), width), dtype=np.float32)
 
 
+class _Prefetch:
+    """MXNet's PrefetcherIter over a dmlc ThreadedIter, as counts of cells: the producer
+    fills the queue while it holds fewer than 16 batches or a free cell exists; the consumer
+    gives a cell back once ``prefetch_buffer`` newer ones were taken; BeforeFirst turns the
+    queued batches into free cells and resets the loader."""
+    CAPACITY = 16     # MXNet's kMaxPrefetchBuffer
+
+    def __init__(self, load, before_first, prefetch_buffer):
+        self._load, self._bf, self._keep = load, before_first, prefetch_buffer
+        self._queue, self._free, self._held, self._out, self._end = deque(), 0, 0, False, False
+
+    def _produce(self):
+        while not self._end and (len(self._queue) < self.CAPACITY or self._free):
+            reused = self._free > 0
+            self._free -= reused
+            item = self._load()
+            if item is None or isinstance(item, MXNetError):
+                self._end = True
+            if item is None:
+                self._free += reused
+            else:
+                self._queue.append(item)
+
+    def next(self):
+        if self._out:
+            self._held, self._out = self._held + 1, False
+        if self._held == self._keep:
+            self._held, self._free = self._held - 1, self._free + 1
+        self._produce()
+        if not self._queue:
+            return None
+        self._out = True
+        return self._queue.popleft()
+
+    def before_first(self):
+        self._produce()          # the thread has run as far as it can before the signal
+        self._bf()
+        self._free += len(self._queue)
+        self._queue.clear()
+        self._end = False
+        self._produce()
+
+
 class LibSVMIter(MXDataIter):
     """CSR data batches (and dense or CSR labels) from LibSVM files (see the module)."""
 
@@ -143,33 +194,51 @@ class LibSVMIter(MXDataIter):
         self._bs = p["batch_size"]
         label_desc = (self._bs,) + lshape if self._label_file else (self._bs,)
         self._describe((self._bs,) + dshape, label_desc, np.float32)
-        self._pos = 0            # next row of the part to read
+        self._pos = 0            # next row of the part the loader reads
         self._overflow = 0       # rows the last (wrapped) batch read from the part's start
+        self._pre = _Prefetch(self._load, self._before_first, p["prefetch_buffer"])
+        self._first = self._pre.next()   # MXNet's Python wrapper reads the first batch here
 
-    def reset(self):
-        self._debug_at_begin = True
-        if self._overflow:       # the next epoch continues after the wrapped rows
-            self._overflow = 0
-        else:
-            self._pos = 0
-
-    def iter_next(self):
+    # ---- the loader (MXNet's SparseBatchLoader) ------------------------------------------
+    def _load(self):
+        """The loader's next batch: (rows, pad), None at the end, or the error it raises."""
         n = len(self._rows)
         if self._overflow or self._pos >= n:
-            return False
+            return None
         take = list(range(self._pos, min(n, self._pos + self._bs)))
         self._pos = take[-1] + 1
         if len(take) < self._bs:
             need = self._bs - len(take)
             if need > n:
-                raise MXNetError("Check failed: sparse_base_->Next(): number of input must be "
-                                 "bigger than batch size")
+                return MXNetError("Check failed: sparse_base_->Next(): number of input must "
+                                  "be bigger than batch size")
             take += list(range(need))
             self._pos, self._overflow = need, need
+        return take, self._overflow
+
+    def _before_first(self):
+        if self._overflow:       # the next epoch continues after the wrapped rows
+            self._overflow = 0
+        else:
+            self._pos = 0
+
+    def reset(self):
+        self._debug_at_begin = True
+        self._first = None
+        self._pre.before_first()
+
+    def iter_next(self):
+        item, self._first = (self._first, None) if self._first is not None else \
+            (self._pre.next(), None)
+        if item is None:
+            return False
+        if isinstance(item, MXNetError):
+            raise item
+        take, pad = item
         data = _csr([self._rows[i] for i in take], self._width)
         if self._label_file:
             label = _csr([self._lrows[i] for i in take], self._lwidth)
         else:
             label = nd.array(self._labels[take])
-        self._batch = (data, label, np.asarray(take, np.uint64), self._overflow)
+        self._batch = (data, label, np.asarray(take, np.uint64), pad)
         return True
