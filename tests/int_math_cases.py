@@ -39,3 +39,8 @@ TAKE_SIZE = 7  # take/pick from arange(7)
 def index_grid():
     """The float indices: FLOATS plus in-range and just-out-of-range values."""
     return FLOATS + [3.0, 6.0, 6.9, -1.0, -7.0, 8.0, 13.0]
+
+# the numpy interface (mx.np, after npx.set_np()): the same rule through its own functions
+NP_UNARY = ["sqrt", "cbrt", "log", "log2", "log10", "log1p", "exp", "expm1", "reciprocal",
+            "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
+            "arcsinh", "arccosh", "arctanh", "degrees", "radians"]

@@ -42,6 +42,22 @@ def main():
             arrays[f"take/{src}/{mode}"] = mx.nd.take(data, idx, mode=mode).asnumpy()
             rows = mx.nd.broadcast_to(data.reshape((1, -1)), (len(C.index_grid()), C.TAKE_SIZE))
             arrays[f"pick/{src}/{mode}"] = mx.nd.pick(rows, idx, axis=1, mode=mode).asnumpy()
+    mx.npx.set_np()
+    for dt, vals in C.INTS.items():
+        a = mx.np.array(np.array(vals, dt), dtype=dt)
+        for op in C.NP_UNARY:
+            r = getattr(mx.np, op)(a)
+            assert r.dtype == np.dtype(dt), (op, dt, r.dtype)
+            arrays[f"np_unary/{dt}/{op}"] = r.asnumpy()
+    for src in ("float32", "float64"):
+        x = mx.np.array(grid.astype(src), dtype=src)
+        for to in C.INT_DTYPES:
+            arrays[f"np_astype/{src}/{to}"] = x.astype(to).asnumpy()
+    try:
+        mx.np.hypot(mx.np.array([3, 5], dtype="int32"), mx.np.array([4, 12], dtype="int32"))
+    except mx.base.MXNetError as e:
+        meta["np_hypot_int"] = [ln for ln in str(e).splitlines() if "Check failed" in ln][0]
+    mx.npx.reset_np()
     golden_files.write(os.path.join(HERE, "goldens", "int_math", "cases.json"),
                        os.path.join(HERE, "goldens", "int_math", "cases.npz"), meta, arrays)
 

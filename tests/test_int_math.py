@@ -109,3 +109,48 @@ def test_fuzz_take_indices(src, mode, arr):
     idx = _nd(np.array(C.index_grid())[pos], src).reshape(shape)
     got = mx.nd.take(mx.nd.arange(C.TAKE_SIZE), idx, mode=mode)
     np.testing.assert_array_equal(got.asnumpy(), GOLD[f"take/{src}/{mode}"][pos].reshape(shape))
+
+
+@pytest.fixture
+def np_mode():
+    from xnd import semantics
+    old = (semantics.is_np_shape(), semantics.is_np_array())
+    mx.npx.set_np()
+    yield
+    semantics.set_flag("np_shape", old[0])
+    semantics.set_flag("np_array", old[1])
+
+
+def test_numpy_interface_integer_math_and_astype(np_mode):
+    for dt, vals in C.INTS.items():
+        a = mx.np.array(np.array(vals, dt), dtype=dt)
+        for op in C.NP_UNARY:
+            r = getattr(mx.np, op)(a)
+            assert r.dtype == np.dtype(dt)
+            np.testing.assert_array_equal(r.asnumpy(), GOLD[f"np_unary/{dt}/{op}"],
+                                          err_msg=f"np.{op} {dt}")
+    for src in ("float32", "float64"):
+        x = mx.np.array(np.array(C.FLOATS, src), dtype=src)
+        for to in C.INT_DTYPES:
+            np.testing.assert_array_equal(x.astype(to).asnumpy(), GOLD[f"np_astype/{src}/{to}"])
+    with pytest.raises(mx.base.MXNetError, match="Do not support `int` as input"):
+        mx.np.hypot(mx.np.array([3, 5], dtype="int32"), mx.np.array([4, 12], dtype="int32"))
+    assert "Do not support `int` as input" in META["np_hypot_int"]
+    np.testing.assert_array_equal(  # an integer array with a float scalar stays integer
+        mx.np.hypot(mx.np.array([3, 5], dtype="int32"), 4.0).asnumpy(), [5, 6])
+
+
+@settings(FUZZ)
+@given(st.sampled_from(list(C.INTS)), st.sampled_from(C.NP_UNARY), st.data())
+def test_fuzz_numpy_interface_integer_math(dt, op, data):
+    pos, shape = data.draw(_arrangement(len(C.INTS[dt])))
+    from xnd import semantics
+    old = semantics.is_np_array()
+    semantics.set_flag("np_array", True)
+    try:
+        got = getattr(mx.np, op)(mx.np.array(np.array(C.INTS[dt])[pos].astype(dt),
+                                             dtype=dt).reshape(shape))
+    finally:
+        semantics.set_flag("np_array", old)
+    np.testing.assert_array_equal(got.asnumpy(),
+                                  GOLD[f"np_unary/{dt}/{op}"][pos].reshape(shape), err_msg=op)

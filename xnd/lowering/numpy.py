@@ -32,6 +32,8 @@ import jax.numpy as jnp
 import numpy as onp
 
 from ..base import MXNetError
+from . import elemwise as _elemwise
+from .dtypes import c_cast, int_math
 from .indexing import thaw as _thaw_index
 from .registry import Dynamic, _ANY_SHAPE, register
 from .registry import _OPS as _REGISTERED, get as _get_op
@@ -180,6 +182,10 @@ def _to(x, t):
 
 def _binary(jfn, name):
     def run(a, b, a_arr, b_arr):
+        if name in _FLOAT_ONLY and a_arr and b_arr and not (
+                _isfloat(a.dtype) and _isfloat(b.dtype)):
+            raise MXNetError(f"_npi_{name}: Check failed: common::is_float(in_attrs->at(0)): "
+                             f"Do not support `int` as input")
         if a_arr and b_arr:
             t = promote(a.dtype, b.dtype, name)
         else:
@@ -197,6 +203,9 @@ def _binary(jfn, name):
     return run
 
 
+_FLOAT_ONLY = {"hypot"}  # MXNet 1.9.1's np.hypot refuses integer arrays
+
+
 def _post(rule, out, ins, explicit_dtype):
     """Apply MXNet's result-dtype rule to one jnp result."""
     if not hasattr(out, "dtype"):
@@ -204,7 +213,7 @@ def _post(rule, out, ins, explicit_dtype):
     first = ins[0].dtype if ins else None
     if rule in ("keep", "keep_int") and first is not None and not explicit_dtype:
         if jnp.issubdtype(first, jnp.integer):
-            return out.astype(first)
+            return c_cast(out, first)  # MXNet's float -> int (NaN: the type's minimum)
         if rule == "keep" and first == _BOOL and out.dtype == _F64:
             return out.astype(_F32)
     if out.dtype == _F64 and not explicit_dtype and not any(a.dtype == _F64 for a in ins):
@@ -688,8 +697,26 @@ for _n in HOST_FUNCS:
 NP_FUNCS = {}
 for _n in _BINARY:
     NP_FUNCS[_n] = (getattr(jnp, _n), "binary")
+_EXACT_ON_INT = set("abs absolute negative positive sign square floor ceil trunc rint fabs".split())
+_INT_FORM_OF = {"deg2rad": "radians", "rad2deg": "degrees"}
+
+
+def _int_math_np(name, f):
+    """Float math of an integer array as the legacy operators compute it (elemwise's rule:
+    in double, MXNet's conversion back; degrees/radians their own forms)."""
+    form = _elemwise.INT_FORMS.get(_INT_FORM_OF.get(name, name))
+
+    def run(a, *rest, **kw):
+        if rest or kw or not jnp.issubdtype(jnp.asarray(a).dtype, jnp.integer):
+            return f(a, *rest, **kw)
+        a = jnp.asarray(a)
+        return form(a) if form is not None else int_math(f, a)
+    return run
+
+
 for _n in _UNARY_KEEP:
-    NP_FUNCS[_n] = (getattr(jnp, _n), "keep")
+    _f = getattr(jnp, _n)
+    NP_FUNCS[_n] = (_f if _n in _EXACT_ON_INT else _int_math_np(_n, _f), "keep")
 NP_FUNCS["fix"] = (jnp.trunc, "keep")
 NP_FUNCS["negative"] = (lambda a: -(a.astype(_I64) if a.dtype == _BOOL else a), "keep")
 for _n in _REDUCE_KEEP + _STAT_KEEP:
