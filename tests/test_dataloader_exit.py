@@ -89,6 +89,23 @@ def test_np_semantics_batches_are_np_arrays(kw):
     assert type(legacy[1]) is mx.nd.NDArray  # legacy semantics: legacy arrays, as MXNet
 
 
+@pytest.mark.parametrize("kw", [{"num_workers": 0}, {"num_workers": 2, "thread_pool": True}])
+def test_np_semantics_fast_path_batches_are_np_arrays(kw):
+    """An ArrayDataset's one-gather batches are mx.np arrays too (MXNet 1.9.1: ndarray,
+    float32 and int32, shape (3, 2))."""
+    ds = mx.gluon.data.ArrayDataset(np.arange(12, dtype=np.float32).reshape(6, 2),
+                                    np.arange(6, dtype=np.int32))
+    old = semantics.is_np_array()
+    semantics.set_flag("np_array", True)
+    try:
+        X, y = next(iter(mx.gluon.data.DataLoader(ds, batch_size=3, **kw)))
+    finally:
+        semantics.set_flag("np_array", old)
+    assert type(X) is mx.np.ndarray and type(y) is mx.np.ndarray
+    np.testing.assert_array_equal(X.asnumpy(), [[0, 1], [2, 3], [4, 5]])
+    assert X.dtype == np.float32 and y.dtype == np.int32
+
+
 def test_exit_hook_joins_worker_threads():
     """The hook that runs before finalization leaves no DataLoader thread alive, also of a
     loader collected with batches still queued."""
