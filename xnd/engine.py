@@ -12,6 +12,9 @@ then ``import mxnet``). xnd does the same, once, when this module is imported
   and the dispatcher calls `sync` on each eager result (GPU results included).
   ``ThreadedEngine`` / ``ThreadedEnginePerDevice`` (MXNet's default) are the
   normal asynchronous dispatch; any other value logs a warning and is ignored.
+* ``MXNET_ENFORCE_DETERMINISM=1``: the switch from a program's cheap tiers to its optimized
+  one happens at a fixed call, synchronously, so runs are bit-reproducible (xnd/tiers; by
+  default that program compiles in the background and the switch depends on timing).
 * Every other ``MXNET_*`` variable is accepted and ignored: one debug line in
   the ``xnd`` logger lists them (XLA makes its own choices of threads, memory
   pools, cuDNN algorithms and bulking).
@@ -33,7 +36,8 @@ _log = logging.getLogger("xnd")
 
 ENGINE_TYPES = ("NaiveEngine", "ThreadedEngine", "ThreadedEnginePerDevice")
 # Variables some other part of xnd reads itself (not "ignored").
-HANDLED = frozenset({"MXNET_ENGINE_TYPE", "MXNET_HOME"})
+HANDLED = frozenset({"MXNET_ENGINE_TYPE", "MXNET_HOME",
+                     "MXNET_ENFORCE_DETERMINISM"})   # (xnd/tiers: a call-counted switch)
 
 ENGINE_TYPE = "ThreadedEnginePerDevice"
 NAIVE = False  # the dispatcher's hook: when True, call sync() on every eager result
