@@ -266,3 +266,17 @@ def test_info_shows_the_cache_and_the_table(tmp_path, capsys):
     assert __main__.main(["info"]) == 0
     out = capsys.readouterr().out
     assert "tiers (calls of one signature" in out and "MXNET_ENFORCE_DETERMINISM=" in out
+
+
+def test_a_script_setting_the_variable_before_import_mxnet_gets_it(tmp_path):
+    """MXNet reads MXNET_ENFORCE_DETERMINISM when it runs; a script sets it before ``import
+    mxnet``, which ``python -m xnd run`` imports after xnd: the table is read again there."""
+    script = tmp_path / "det.py"
+    script.write_text("import os\nos.environ['MXNET_ENFORCE_DETERMINISM'] = '1'\n"
+                      "import mxnet\nfrom xnd import tiers\n"
+                      "print(tiers.TABLE.deterministic, tiers.TABLE.background)\n")
+    env = {k: v for k, v in os.environ.items() if k != "MXNET_ENFORCE_DETERMINISM"}
+    out = subprocess.run([sys.executable, "-m", "xnd", "run", str(script)], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["True", "False"]

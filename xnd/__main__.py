@@ -79,6 +79,8 @@ class _FirstMxnetImport:
         from xnd import compat, engine
 
         engine.configure()
+        from xnd.tiers import table   # (MXNET_ENFORCE_DETERMINISM, XND_LOG_COMPILES, ...)
+        table.read()
         real = compat.installed_mxnet()
         if real is not None:   # a real MXNet beside xnd: say which one the script gets
             print(f"xnd run: `import mxnet` gives xnd; the MXNet installed at {real} is "

@@ -95,8 +95,12 @@ _PIN = threading.local()
 
 
 def read(environ=os.environ):
-    """Read the table again from ``environ`` (tests; xnd reads it once at import)."""
+    """Read the table again from ``environ`` (xnd reads it once at import; ``python -m xnd
+    run`` again at the script's first ``import mxnet``, as MXNet reads its variables then)."""
     TABLE.__init__(environ)
+    if TABLE.log:
+        from . import log
+        log.install()
     return TABLE
 
 
