@@ -106,6 +106,8 @@ RAISE_CASES = [
     ("sequencemask_axis-1_no_length", "SequenceMask", [ones(3, 2, 2)], {"axis": -1}),
     ("sequencemask_1d_no_length", "SequenceMask", [ones(3)], {}),
     ("one_hot_depth_negative", "one_hot", [f32(1)], {"depth": -1}),
+    ("max_empty", "max", [np.ones((0, 3), np.float32)], {"axis": 1}),
+    ("min_empty_keepdims", "min", [np.ones((0, 3), np.float32)], {"axis": 1, "keepdims": True}),
     # SwapAxis' dims are C++ ints: outside int32 the parameter parser refuses them (issue 44)
     ("swapaxes_int64_max", "SwapAxis", [X23], {"dim1": 2 ** 63 - 1}),
     ("swapaxes_int32_past_max", "SwapAxis", [X23], {"dim1": 2 ** 31}),

@@ -58,9 +58,13 @@ def _keep_dtype(f):
     return lambda x, axis, keepdims: f(x, axis=axis, keepdims=keepdims).astype(x.dtype)
 
 
-def _extreme(f):
-    """max/min whose gradient goes in full to every tied element, as MXNet's does."""
+def _extreme(f, name):
+    """max/min whose gradient goes in full to every tied element, as MXNet's does. An empty
+    input raises, whatever the axis (MXNet's check: sum/mean/prod/argmax of it return)."""
     def red(x, axis, keepdims):
+        if x.size == 0:
+            raise MXNetError(f"{name}: Check failed: (*in_attrs)[0].Size() > 0U (0 vs. 0) : "
+                             f"Reduction input's size should > 0 [{','.join(map(str, x.shape))}]")
         @jax.custom_vjp
         def h(x):
             r = f(x, axis=axis, keepdims=keepdims)
@@ -87,8 +91,8 @@ REDUCTIONS = {
     ("sum", "sum_axis"): _keep_dtype(jnp.sum),
     ("mean",): _int_mean,
     ("prod",): _keep_dtype(jnp.prod),
-    ("max", "max_axis"): _extreme(jnp.max),
-    ("min", "min_axis"): _extreme(jnp.min),
+    ("max", "max_axis"): _extreme(jnp.max, "max"),
+    ("min", "min_axis"): _extreme(jnp.min, "min"),
     ("nansum",): _keep_dtype(jnp.nansum),
     ("nanprod",): _keep_dtype(jnp.nanprod),
 }
