@@ -315,8 +315,10 @@ def test_info():
     res = _python(["-m", "xnd", "info"])
     assert res.returncode == 0, res.stderr
     keys = [line.split()[0] for line in res.stdout.splitlines() if line.strip()]
-    assert keys == ["xnd", "jax", "jaxlib", "numpy", "python", "devices", "num_gpus", "numpy",
-                    "compilation", "mxnet"]   # numpy compat ..., compilation cache ...
+    assert keys[:11] == ["xnd", "jax", "jaxlib", "numpy", "python", "devices", "num_gpus",
+                         "numpy", "compilation", "mxnet", "horovod"]  # numpy compat ..., ...
+    horovod = res.stdout.splitlines()[10]
+    assert "xnd's Horovod MXNet API" in horovod or "a real Horovod" in horovod
     assert res.stdout.splitlines()[6].split()[1].isdigit()
 
 
