@@ -203,3 +203,17 @@ def test_graph_passes_are_linear():
     assert ex.arg_arrays[0].shape == (2, 3)
     assert s.tojson() == text
     assert spent < 6.0, f"load + infer_shape + simple_bind took {spent:.2f} s of CPU"
+
+
+@pytest.mark.parametrize("shape", [(-4, 0, -1, 0), (-4, -1, 0, 6)])
+def test_reshape_split_of_a_zero_size_dim_raises(shape):
+    """MXNet 1.9.1 dies with SIGFPE here (it divides by the 0 to infer the -1); xnd raises
+    an MXNetError naming the operator and the split (issue 44)."""
+    from xnd import semantics
+    old = semantics.is_np_shape()
+    semantics.set_flag("np_shape", True)
+    try:
+        with pytest.raises(MXNetError, match=r"Reshape: cannot split dimension 0 into"):
+            mx.nd.reshape(mx.nd.ones((0, 6)), shape=shape)
+    finally:
+        semantics.set_flag("np_shape", old)

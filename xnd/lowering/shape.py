@@ -36,6 +36,9 @@ def infer_reshape(op, src, codes, reverse=False):
             if reverse:
                 a, b = b, a
             d = src[i]
+            if 0 in (a, b) and -1 in (a, b):  # MXNet divides by the 0 (SIGFPE)
+                raise MXNetError(f"{op}: cannot split dimension {d} into ({a}, {b}): -1 "
+                                 f"cannot be inferred next to a 0")
             if a == -1:
                 a = d // b
             if b == -1:
