@@ -12,7 +12,8 @@ import thirdparty_cases as C
 ESTIMATORS = {"sff": C.sff_estimator, "deepar": C.deepar_estimator}
 
 
-@pytest.mark.parametrize("name,hybridize", [("sff", True), ("sff", False), ("deepar", False)])
+@pytest.mark.parametrize("name,hybridize", [("sff", True), ("sff", False), ("deepar", False),
+                                           ("deepar", True)])
 def test_training_network_step(name, hybridize):
     meta, g = golden_files.read("thirdparty", name)
     estimator = ESTIMATORS[name]()
