@@ -560,12 +560,18 @@ class ImageIter(DataIter):
                 raise
         return i
 
+    def _empty_batch(self):
+        """Fresh (data, label) buffers for one batch; ImageDetIter fills labels with -1."""
+        return (np.zeros((self.batch_size,) + tuple(self.data_shape), np.float32),
+                np.zeros(self.provide_label[0].shape, np.float32))
+
     def next(self):
+        """The next DataBatch; the last one padded, dropped or rolled over as
+        ``last_batch_handle`` says."""
         if self._cache is not None:
             data, label, i = self._cache
         else:
-            data = np.zeros((self.batch_size,) + self.data_shape, np.float32)
-            label = np.zeros(self.provide_label[0].shape, np.float32)
+            data, label = self._empty_batch()
             i = self._batchify(data, label)
         pad = self.batch_size - i
         if pad:

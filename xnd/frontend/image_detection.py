@@ -21,7 +21,7 @@ from . import ndarray as nd
 from .image_aug import (Augmenter, CastAug, ColorJitterAug, ColorNormalizeAug, ForceResizeAug,
                         HueJitterAug, ImageIter, LightingAug, RandomGrayAug, RandomOrderAug,
                         ResizeAug)
-from .io import DataBatch, DataDesc
+from .io import DataBatch, DataDesc  # noqa: F401  (DataBatch: MXNet's module has it)
 # names MXNet's module holds by importing them (its users import them from here)
 from ..base import numeric_types  # noqa: E402,F401
 from .util import is_np_array  # noqa: E402,F401
@@ -179,6 +179,23 @@ def _areas(boxes):
     return np.maximum(0, boxes[:, 3] - boxes[:, 1]) * np.maximum(0, boxes[:, 2] - boxes[:, 0])
 
 
+def _attempts(aug, height, width):
+    """(ratio, height at the smallest area, height at the largest area, smallest area,
+    largest area) for each of `aug.max_attempts` draws of an aspect ratio, skipping
+    non-positive ratios; none when `aug` is disabled or the image empty. The sampling that
+    DetRandomCropAug and DetRandomPadAug share, in MXNet's order of random draws."""
+    if not aug.enabled or height <= 0 or width <= 0:
+        return
+    min_area = aug.area_range[0] * height * width
+    max_area = aug.area_range[1] * height * width
+    for _ in range(aug.max_attempts):
+        ratio = random.uniform(*aug.aspect_ratio_range)
+        if ratio <= 0:
+            continue
+        yield (ratio, int(round(sqrt(min_area / ratio))), int(round(sqrt(max_area / ratio))),
+               min_area, max_area)
+
+
 class DetRandomCropAug(DetAugmenter):
     """Crops a random region (aspect ratio in `aspect_ratio_range`, area fraction in
     `area_range`) that covers more than `min_object_covered` of every object it touches,
@@ -259,16 +276,7 @@ class DetRandomCropAug(DetAugmenter):
 
     def _random_crop_proposal(self, label, height, width):
         """(x, y, w, h, new label) of an accepted crop, or () after max_attempts."""
-        if not self.enabled or height <= 0 or width <= 0:
-            return ()
-        min_area = self.area_range[0] * height * width
-        max_area = self.area_range[1] * height * width
-        for _ in range(self.max_attempts):
-            ratio = random.uniform(*self.aspect_ratio_range)
-            if ratio <= 0:
-                continue
-            h = int(round(sqrt(min_area / ratio)))
-            max_h = int(round(sqrt(max_area / ratio)))
+        for ratio, h, max_h, min_area, max_area in _attempts(self, height, width):
             if round(max_h * ratio) > width:
                 max_h = int((width + 0.4999999) / ratio)  # largest with round(h*ratio) <= width
             max_h = min(max_h, height)
@@ -341,16 +349,7 @@ class DetRandomPadAug(DetAugmenter):
 
     def _random_pad_proposal(self, label, height, width):
         """(x, y, w, h, new label) of the canvas, or () after max_attempts."""
-        if not self.enabled or height <= 0 or width <= 0:
-            return ()
-        min_area = self.area_range[0] * height * width
-        max_area = self.area_range[1] * height * width
-        for _ in range(self.max_attempts):
-            ratio = random.uniform(*self.aspect_ratio_range)
-            if ratio <= 0:
-                continue
-            h = int(round(sqrt(min_area / ratio)))
-            max_h = int(round(sqrt(max_area / ratio)))
+        for ratio, h, max_h, min_area, max_area in _attempts(self, height, width):
             if round(h * ratio) < width:
                 h = int((width + 0.499999) / ratio)
             h = min(max(h, height), max_h)
@@ -541,27 +540,9 @@ class ImageDetIter(ImageIter):
                 raise
         return i
 
-    def next(self):
-        """The next DataBatch; the last one padded, dropped or rolled over as
-        ``last_batch_handle`` says."""
-        if self._cache is not None:
-            batch_data, batch_label, i = self._cache
-        else:
-            batch_data = np.zeros((self.batch_size,) + tuple(self.data_shape), np.float32)
-            batch_label = np.full(self.provide_label[0][1], -1, np.float32)
-            i = self._batchify(batch_data, batch_label)
-        pad = self.batch_size - i
-        if pad:
-            if self.last_batch_handle == 'discard':
-                raise StopIteration
-            if self.last_batch_handle == 'roll_over' and self._cache is None:
-                self._cache = (batch_data, batch_label, i)
-                raise StopIteration
-            self._batchify(batch_data, batch_label, i)
-            if self.last_batch_handle == 'pad':
-                self._allow_read = False
-            self._cache = None
-        return DataBatch([self._to_array(batch_data)], [self._to_array(batch_label)], pad=pad)
+    def _empty_batch(self):
+        return (np.zeros((self.batch_size,) + tuple(self.data_shape), np.float32),
+                np.full(self.provide_label[0][1], -1, np.float32))
 
     def augmentation_transform(self, data, label):  # pylint: disable=arguments-differ
         for aug in self.auglist:
