@@ -12,6 +12,47 @@ import os
 import numpy as np
 
 
+def register_softmax(mx, name, forward):
+    """Registers custom operator `name`: a softmax loss (inputs data and label, the label's
+    shape inferred from data; need_top_grad=False) whose output is forward(data NDArray)
+    and whose backward is output - one_hot(label)."""
+    class Softmax(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            self.assign(out_data[0], req[0], forward(in_data[0]))
+
+        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+            label = in_data[1].asnumpy().ravel().astype(int)
+            y = out_data[0].asnumpy().copy()
+            y[np.arange(label.shape[0]), label] -= 1.0
+            self.assign(in_grad[0], req[0], mx.nd.array(y))
+
+    @mx.operator.register(name)
+    class SoftmaxProp(mx.operator.CustomOpProp):
+        def __init__(self):
+            super().__init__(need_top_grad=False)
+
+        def list_arguments(self):
+            return ["data", "label"]
+
+        def infer_shape(self, in_shape):
+            return [in_shape[0], (in_shape[0][0],)], [in_shape[0]], []
+
+        def create_operator(self, ctx, shapes, dtypes):
+            return Softmax()
+
+
+def register_raising(mx, name, message):
+    """Registers custom operator `name` (one input) whose forward raises ValueError(message)."""
+    class Raises(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            raise ValueError(message)
+
+    @mx.operator.register(name)
+    class RaisesProp(mx.operator.CustomOpProp):
+        def create_operator(self, ctx, shapes, dtypes):
+            return Raises()
+
+
 def define(mx):
     if getattr(mx, "_custom_cases_defined", False):
         return
@@ -60,31 +101,11 @@ def define(mx):
         def create_operator(self, ctx, shapes, dtypes):
             return Mult(self.scale)
 
-    class Softmax(mx.operator.CustomOp):
-        def forward(self, is_train, req, in_data, out_data, aux):
-            x = in_data[0].asnumpy()
-            y = np.exp(x - x.max(axis=1, keepdims=True))
-            self.assign(out_data[0], req[0], mx.nd.array(y / y.sum(axis=1, keepdims=True)))
-
-        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-            label = in_data[1].asnumpy().astype(int)
-            y = out_data[0].asnumpy().copy()
-            y[np.arange(label.shape[0]), label] -= 1.0
-            self.assign(in_grad[0], req[0], mx.nd.array(y))
-
-    @mx.operator.register("t_softmax")
-    class SoftmaxProp(mx.operator.CustomOpProp):
-        def __init__(self):
-            super().__init__(need_top_grad=False)
-
-        def list_arguments(self):
-            return ["data", "label"]
-
-        def infer_shape(self, in_shape):
-            return [in_shape[0], (in_shape[0][0],)], [in_shape[0]], []
-
-        def create_operator(self, ctx, shapes, dtypes):
-            return Softmax()
+    def numpy_softmax(x):
+        x = x.asnumpy()
+        y = np.exp(x - x.max(axis=1, keepdims=True))
+        return mx.nd.array(y / y.sum(axis=1, keepdims=True))
+    register_softmax(mx, "t_softmax", numpy_softmax)
 
     class Ones(mx.operator.CustomOp):
         def forward(self, is_train, req, in_data, out_data, aux):

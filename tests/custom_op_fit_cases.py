@@ -7,42 +7,15 @@ import sys
 
 import numpy as np
 
+import custom_op_cases  # this script's folder is on sys.path
+
 
 def define(mx):
-    class Softmax(mx.operator.CustomOp):
-        def forward(self, is_train, req, in_data, out_data, aux):
-            x = in_data[0]  # nd operators inside the callback: their programs nest in it
-            y = mx.nd.exp(x - mx.nd.max(x, axis=1, keepdims=True))
-            self.assign(out_data[0], req[0], mx.nd.broadcast_div(y, y.sum(axis=1, keepdims=True)))
-
-        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-            label = in_data[1].asnumpy().ravel().astype(int)
-            y = out_data[0].asnumpy()
-            y[np.arange(label.shape[0]), label] -= 1.0
-            self.assign(in_grad[0], req[0], mx.nd.array(y))
-
-    @mx.operator.register("t_fit_softmax")
-    class SoftmaxProp(mx.operator.CustomOpProp):
-        def __init__(self):
-            super().__init__(need_top_grad=False)
-
-        def list_arguments(self):
-            return ["data", "label"]
-
-        def infer_shape(self, in_shape):
-            return [in_shape[0], (in_shape[0][0],)], [in_shape[0]], []
-
-        def create_operator(self, ctx, shapes, dtypes):
-            return Softmax()
-
-    class Raises(mx.operator.CustomOp):
-        def forward(self, is_train, req, in_data, out_data, aux):
-            raise ValueError("deliberate failure in forward")
-
-    @mx.operator.register("t_fit_raises")
-    class RaisesProp(mx.operator.CustomOpProp):
-        def create_operator(self, ctx, shapes, dtypes):
-            return Raises()
+    def nd_softmax(x):  # nd operators inside the callback: their programs nest in it
+        y = mx.nd.exp(x - mx.nd.max(x, axis=1, keepdims=True))
+        return mx.nd.broadcast_div(y, y.sum(axis=1, keepdims=True))
+    custom_op_cases.register_softmax(mx, "t_fit_softmax", nd_softmax)
+    custom_op_cases.register_raising(mx, "t_fit_raises", "deliberate failure in forward")
 
 
 def run(mx):

@@ -48,14 +48,7 @@ def test_bad_infer_shape_names_the_op():
 
 
 def test_errors_in_python_forward_are_mxnet_errors():
-    class Fails(mx.operator.CustomOp):
-        def forward(self, is_train, req, in_data, out_data, aux):
-            raise ValueError("deliberate")
-
-    @mx.operator.register("t_fails")
-    class FailsProp(mx.operator.CustomOpProp):
-        def create_operator(self, ctx, shapes, dtypes):
-            return Fails()
+    custom_op_cases.register_raising(mx, "t_fails", "deliberate")
     with pytest.raises(MXNetError, match=r"CustomOp.forward of 't_fails'.*deliberate"):
         mx.nd.Custom(mx.nd.ones((2,)), op_type="t_fails").wait_to_read()
     with pytest.raises(MXNetError, match="takes 1 inputs"):
