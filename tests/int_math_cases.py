@@ -27,7 +27,7 @@ INTS = {"int8": [-128, -100, -4, -1, 0, 1, 2, 3, 100, 127],
 # unary float math that keeps an integer input's dtype
 UNARY = ["sqrt", "rsqrt", "cbrt", "rcbrt", "log", "log2", "log10", "log1p", "exp", "expm1",
          "reciprocal", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
-         "tanh", "arcsinh", "arccosh", "arctanh", "sigmoid", "radians", "erf", "gammaln", "degrees"]
+         "tanh", "arcsinh", "arccosh", "arctanh", "sigmoid", "radians", "erf", "gammaln", "degrees", "gamma"]
 
 # float scalars meeting an integer array
 SCALARS = [NAN, INF, -INF, 1e30, 2.7, -2.7, 3e9]

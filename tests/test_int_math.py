@@ -19,8 +19,8 @@ from golden_files import read
 META, GOLD = read("int_math")
 FUZZ = settings(derandomize=True, database=None, deadline=None, max_examples=60,
                 suppress_health_check=list(HealthCheck))
-# known differences (listed in the issue 44 report): erfinv of an integer outside [-1, 1]
-# is 0 in MXNet (its float erfinv gives NaN there), gamma of int64 3 is 1 in xnd (2 in MXNet)
+# known difference (listed in the issue 44 report): erfinv of an integer outside [-1, 1]
+# is 0 in MXNet (its float erfinv gives NaN there), so erfinv is not in the grid
 UNARY = [op for op in C.UNARY]
 
 

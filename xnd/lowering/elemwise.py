@@ -220,6 +220,15 @@ def _log10(x):
     return jnp.where(jnp.power(jnp.asarray(10, x.dtype), k) == x, k, r)
 
 
+def _gamma64(y):
+    """tgamma in float64: NaN at the negative integers, and exact factorials at the positive
+    integers (tgamma's; exp(lgamma(3)) is 1.9999999999999996, so int gamma(3) gave 1)."""
+    g = jnp.exp(lax.lgamma(y)) * jnp.where((y < 0) & (jnp.floor(y) % 2 == 1), -1, 1)
+    whole = y == jnp.floor(y)
+    g = jnp.where(whole & (y > 0) & (g < 2.0 ** 53), jnp.round(g), g)
+    return jnp.where((y < 0) & whole, jnp.nan, g)
+
+
 def _in_f64(x, f):
     """Computed in float64 and rounded back: exp(lgamma) in float32 loses digits MXNet keeps."""
     return f(x.astype(jnp.float64)).astype(x.dtype)
@@ -259,9 +268,7 @@ UNARY_FLOAT = {
     ("arctanh",): jnp.arctanh, ("degrees",): jnp.degrees, ("radians",): jnp.radians,
     ("erf",): lambda x: lax.erf(x), ("erfinv",): lambda x: lax.erf_inv(x),
     # the poles at 0, -1, -2 ...: +inf at 0 (tgamma(+0)), NaN at the negative integers (MXNet)
-    ("gamma",): lambda x: _in_f64(x, lambda y: jnp.where(
-        (y < 0) & (y == jnp.floor(y)), jnp.nan, jnp.exp(lax.lgamma(y)) * jnp.where(
-            (y < 0) & (jnp.floor(y) % 2 == 1), -1, 1))),
+    ("gamma",): lambda x: _in_f64(x, _gamma64),
     ("gammaln",): lambda x: _in_f64(x, lax.lgamma),
     ("sigmoid",): lambda x: 1 / (1 + jnp.exp(-x)),
     ("softsign",): lambda x: x / (1 + jnp.abs(x)),

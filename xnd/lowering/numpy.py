@@ -715,7 +715,7 @@ def _int_math_np(name, f):
 
 
 for _n in _UNARY_KEEP:
-    _f = getattr(jnp, _n)
+    _f = _elemwise._log10 if _n == "log10" else getattr(jnp, _n)  # exact at powers of ten
     NP_FUNCS[_n] = (_f if _n in _EXACT_ON_INT else _int_math_np(_n, _f), "keep")
 NP_FUNCS["fix"] = (jnp.trunc, "keep")
 NP_FUNCS["negative"] = (lambda a: -(a.astype(_I64) if a.dtype == _BOOL else a), "keep")
