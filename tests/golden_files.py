@@ -29,6 +29,16 @@ def write(json_path, npz_path, meta, arrays):
     print(f"wrote {json_path} and {npz_path} ({len(arrays)} arrays)", file=sys.stderr)
 
 
+def write_run_in_tempdir(run, out_dir):
+    """A generator's main: run(mx, d) on the real MXNet, with a temporary directory d for the
+    files it needs, gives (meta, arrays), written as out_dir/cases.json and cases.npz."""
+    import tempfile
+    mx = real_mxnet()
+    with tempfile.TemporaryDirectory() as d:
+        meta, arrays = run(mx, d)
+    write(os.path.join(out_dir, "cases.json"), os.path.join(out_dir, "cases.npz"), meta, arrays)
+
+
 def read(name, stem="cases"):
     """``(meta, arrays)`` of ``goldens/<name>/<stem>.json`` and ``.npz`` (what ``write`` made)."""
     d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goldens", name)

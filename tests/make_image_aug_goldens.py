@@ -12,11 +12,11 @@ pixels), a .lst file and a RecordIO file written to `tmpdir`.
 import os
 import random
 import sys
-import tempfile
 
 import numpy as np
 
 import golden_files
+import image_iter_goldens
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "goldens", "image_aug")
@@ -144,20 +144,7 @@ def _iter_cases(d, imglist):
 
 
 def _iter_run(mx, kw, epochs):
-    random.seed(5)
-    np.random.seed(5)
-    it = mx.image.ImageIter(**kw)
-    meta = {"provide_data": [[x[0], list(x[1])] for x in it.provide_data],
-            "provide_label": [[x[0], list(x[1])] for x in it.provide_label], "batches": []}
-    arrays = []
-    for _ in range(epochs):
-        pads = []
-        for batch in it:
-            pads.append(batch.pad)
-            arrays.append((batch.data[0].asnumpy(), batch.label[0].asnumpy()))
-        meta["batches"].append(pads)
-        it.reset()
-    return meta, arrays
+    return image_iter_goldens.iter_run(mx.image.ImageIter, kw, epochs, seed=5)
 
 
 def run(mx, d):
@@ -166,21 +153,13 @@ def run(mx, d):
     meta = {"create": _create_cases(mx), "iter": {},
             "dtypes": {k: str(v.dtype) for k, v in arrays.items()}}
     imglist = _write_data(mx, d)
-    for name, kw, epochs in _iter_cases(d, imglist):
-        m, batches = _iter_run(mx, kw, epochs)
-        meta["iter"][name] = m
-        for j, (data, label) in enumerate(batches):
-            arrays[f"iter_{name}_{j}_data"] = data
-            arrays[f"iter_{name}_{j}_label"] = label
+    image_iter_goldens.record(lambda kw, epochs: _iter_run(mx, kw, epochs),
+                              _iter_cases(d, imglist), meta["iter"], arrays)
     return meta, arrays
 
 
 def main():
-    mx = golden_files.real_mxnet()
-    with tempfile.TemporaryDirectory() as d:
-        meta, arrays = run(mx, d)
-    golden_files.write(os.path.join(OUT, "cases.json"), os.path.join(OUT, "cases.npz"),
-                       meta, arrays)
+    golden_files.write_run_in_tempdir(run, OUT)
 
 
 if __name__ == "__main__":

@@ -13,12 +13,12 @@ import os
 import random
 import struct
 import sys
-import tempfile
 import zlib
 
 import numpy as np
 
 import golden_files
+import image_iter_goldens
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "goldens", "image_detection")
@@ -144,21 +144,8 @@ def _iter_cases(d, imglist):
 
 
 def _iter_run(mx, kw, epochs):
-    random.seed(3)
-    np.random.seed(3)
-    it = mx.image.ImageDetIter(**kw)
-    meta = {"provide_data": [[x[0], list(x[1])] for x in it.provide_data],
-            "provide_label": [[x[0], list(x[1])] for x in it.provide_label],
-            "label_shape": list(it.label_shape), "batches": []}
-    arrays = []
-    for _ in range(epochs):
-        pads = []
-        for batch in it:
-            pads.append(batch.pad)
-            arrays.append((batch.data[0].asnumpy(), batch.label[0].asnumpy()))
-        meta["batches"].append(pads)
-        it.reset()
-    return meta, arrays
+    return image_iter_goldens.iter_run(mx.image.ImageDetIter, kw, epochs, seed=3,
+                                       extra=lambda it: {"label_shape": list(it.label_shape)})
 
 
 def _iter_api(mx, d, imglist):
@@ -210,22 +197,14 @@ def run(mx, d):
         augs = mx.image.CreateDetAugmenter((3, 20, 24), **kw)
         meta["create"][name] = [[type(a).__name__, a.dumps()] for a in augs]
     imglist = _write_images(d)
-    for name, kw, epochs in _iter_cases(d, imglist):
-        m, batches = _iter_run(mx, kw, epochs)
-        meta["iter"][name] = m
-        for j, (data, label) in enumerate(batches):
-            arrays[f"iter_{name}_{j}_data"] = data
-            arrays[f"iter_{name}_{j}_label"] = label
+    image_iter_goldens.record(lambda kw, epochs: _iter_run(mx, kw, epochs),
+                              _iter_cases(d, imglist), meta["iter"], arrays)
     meta["api"] = _iter_api(mx, d, imglist)
     return meta, arrays
 
 
 def main():
-    mx = golden_files.real_mxnet()
-    with tempfile.TemporaryDirectory() as d:
-        meta, arrays = run(mx, d)
-    golden_files.write(os.path.join(OUT, "cases.json"), os.path.join(OUT, "cases.npz"),
-                       meta, arrays)
+    golden_files.write_run_in_tempdir(run, OUT)
 
 
 if __name__ == "__main__":

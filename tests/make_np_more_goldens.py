@@ -11,7 +11,6 @@ writes tests/goldens/np_more/cases.{json,npz}; ``run(mx, workdir)`` is the case 
 import json
 import os
 import sys
-import tempfile
 
 import numpy as onp
 
@@ -123,11 +122,7 @@ def run(mx, d):
 
 
 def main():
-    mx = golden_files.real_mxnet()
-    with tempfile.TemporaryDirectory() as d:
-        meta, arrays = run(mx, d)
-    golden_files.write(os.path.join(OUT, "cases.json"), os.path.join(OUT, "cases.npz"),
-                       meta, arrays)
+    golden_files.write_run_in_tempdir(run, OUT)
 
 
 if __name__ == "__main__":
