@@ -68,3 +68,17 @@ def test_legacy_mode_unchanged(tmp_path):
     d, label = MNIST(root=str(tmp_path / "mnist"))[0]
     assert type(d) is mx.nd.NDArray and isinstance(label, np.int32)
     assert type(transforms.ToTensor()(d)) is mx.nd.NDArray
+
+
+def test_image_decoders_and_image_folder(np_mode, tmp_path):
+    """mx.image.imread/imdecode and ImageFolderDataset give mx.np arrays in numpy mode, as
+    MXNet 1.9.1's decoders do (checked on MXNet: mxnet.numpy.ndarray for all three)."""
+    from PIL import Image
+    img = np.arange(4 * 5 * 3, dtype=np.uint8).reshape(4, 5, 3)
+    (tmp_path / "cat").mkdir()
+    Image.fromarray(img).save(tmp_path / "cat" / "a.png")
+    path = str(tmp_path / "cat" / "a.png")
+    for a in (mx.image.imread(path), mx.image.imdecode(open(path, "rb").read()),
+              mx.gluon.data.vision.ImageFolderDataset(str(tmp_path))[0][0]):
+        assert isinstance(a, mx.np.ndarray) and a.dtype == np.uint8
+        np.testing.assert_array_equal(a.asnumpy(), img)

@@ -167,8 +167,8 @@ def _bytes_of(buf, what):
 def _to_nd(a, out, ctx=None):
     from . import ndarray as nd
     res = nd.array(np.ascontiguousarray(a), ctx=ctx, dtype=a.dtype)
-    if out is None:
-        return res
+    if out is None:   # numpy mode (npx.set_np()): an mx.np.ndarray, as MXNet's decoders give
+        return res.as_np_ndarray() if is_np_array() else res
     if not isinstance(out, NDArray):
         raise TypeError(f"out must be an NDArray, got {type(out).__name__}")
     if tuple(out.shape) != res.shape:
