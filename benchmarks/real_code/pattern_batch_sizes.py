@@ -2,12 +2,10 @@
 dataset's last batch is another size), then inference outside ``record`` on four sizes it has
 not seen.  A plain MXNet script: runs on MXNet 1.9.1 and on xnd.  Prints one JSON line
 (_pattern_timing.Stages.report)."""
-import numpy as np
-
 import mxnet as mx
-from mxnet import autograd, gluon, nd
+from mxnet import gluon
 
-from _pattern_nets import batch, set_params
+from _pattern_nets import set_params, train_predict_report
 from _pattern_timing import Stages
 
 FEATURES, CLASSES = 64, 10
@@ -29,39 +27,8 @@ def build():
 
 
 def main():
-    st = Stages("pattern_batch_sizes")
-    net = build()
-    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.05})
-    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
-    rs = np.random.RandomState(5)
-
-    def step(n):
-        x, y = batch(rs, n, (FEATURES,), CLASSES)
-        x, y = nd.array(x), nd.array(y)
-        with autograd.record():
-            loss = loss_fn(net(x), y)
-        loss.backward()
-        trainer.step(n)
-        return float(loss.mean().asscalar())
-
-    losses = []
-    for n in TRAIN_SIZES:
-        with st.call("train"):
-            losses.append(step(n))
-    preds = []
-    for n in PREDICT_SIZES:
-        with st.call("predict"):
-            x, _ = batch(rs, n, (FEATURES,), CLASSES)
-            preds.append(float(net(nd.array(x)).sum().asscalar()))
-    steady = []
-    for n in STEADY_SIZES:
-        with st.call("steady") as c:
-            step(n)
-        steady.append(c.cpu_s)
-    del st.totals["steady"]
-    mx.nd.waitall()
-    checksum = sum(float(p.data().sum().asscalar()) for p in net.collect_params().values())
-    st.report(checksum + sum(losses) + sum(preds), steady)
+    train_predict_report(Stages("pattern_batch_sizes"), build(), {"learning_rate": 0.05}, 5,
+                         (FEATURES,), CLASSES, TRAIN_SIZES, PREDICT_SIZES, STEADY_SIZES)
 
 
 if __name__ == "__main__":
