@@ -23,6 +23,15 @@ _EVENTS = ((TrainBegin, 'train_begin'), (EpochBegin, 'epoch_begin'),
            (EpochEnd, 'epoch_end'), (TrainEnd, 'train_end'))
 
 
+def _check_data_loader(data, ref):
+    """ValueError unless `data` is a DataLoader (MXNet's message ends in gluon.data.<ref>:
+    'DataLoader' from evaluate, 'dataloader' from fit)."""
+    if not isinstance(data, DataLoader):
+        raise ValueError("Estimator only support input as Gluon DataLoader. Alternatively, you "
+                         "can transform your DataIter or any NDArray into Gluon DataLoader. "
+                         "Refer to gluon.data." + ref)
+
+
 class Estimator(object):
     """Trains ``net`` with ``loss`` and ``trainer`` over a Gluon DataLoader.
 
@@ -158,10 +167,7 @@ class Estimator(object):
     def evaluate(self, val_data, batch_axis=0, event_handlers=None):
         """Run evaluate_batch over ``val_data`` (a DataLoader), updating val_metrics;
         a MetricHandler and a LoggingHandler are added unless given."""
-        if not isinstance(val_data, DataLoader):
-            raise ValueError("Estimator only support input as Gluon DataLoader. Alternatively, you "
-                             "can transform your DataIter or any NDArray into Gluon DataLoader. "
-                             "Refer to gluon.data.DataLoader")
+        _check_data_loader(val_data, "DataLoader")
         for metric in self.val_metrics:
             metric.reset()
         handlers = self._categorize_handlers(
@@ -184,10 +190,7 @@ class Estimator(object):
         one of them). StoppingHandler, GradientUpdateHandler, MetricHandler,
         LoggingHandler (and ValidationHandler when val_data is given) are added unless
         handlers of those classes are passed."""
-        if not isinstance(train_data, DataLoader):
-            raise ValueError("Estimator only support input as Gluon DataLoader. Alternatively, you "
-                             "can transform your DataIter or any NDArray into Gluon DataLoader. "
-                             "Refer to gluon.data.dataloader")
+        _check_data_loader(train_data, "dataloader")
         if (not epochs) == (not batches):
             raise ValueError(
                 "Fit only support exactly one type of iteration, "

@@ -12,7 +12,7 @@ import numpy as np
 
 from ....metric import CompositeEvalMetric, EvalMetric
 from ....metric import Loss as metric_loss
-from .utils import _check_metrics
+from .utils import _check_list, _check_metrics
 
 __all__ = ['TrainBegin', 'TrainEnd', 'EpochBegin', 'EpochEnd', 'BatchBegin', 'BatchEnd',
            'StoppingHandler', 'MetricHandler', 'ValidationHandler',
@@ -24,43 +24,25 @@ class EventHandler(object):
 
 
 def _check_event_handlers(handlers):
-    if isinstance(handlers, EventHandler):
-        return [handlers]
-    handlers = handlers or []
-    if not all(isinstance(h, EventHandler) for h in handlers):
-        raise ValueError("handlers must be an EventHandler or a list of EventHandler, "
-                         "got: {}".format(handlers))
-    return handlers
+    return _check_list(handlers, EventHandler,
+                       "handlers must be an EventHandler or a list of EventHandler, got: ")
 
 
-class TrainBegin(EventHandler):
-    def train_begin(self, estimator, *args, **kwargs):
-        pass
+def _event(name, method, result):
+    """The base class of one event: its handler method does nothing and returns `result`
+    (False for the events whose true result stops training)."""
+    def handle(self, estimator, *args, **kwargs):
+        return result
+    handle.__name__, handle.__qualname__ = method, name + "." + method
+    return type(name, (EventHandler,), {method: handle, "__module__": __name__})
 
 
-class TrainEnd(EventHandler):
-    def train_end(self, estimator, *args, **kwargs):
-        pass
-
-
-class EpochBegin(EventHandler):
-    def epoch_begin(self, estimator, *args, **kwargs):
-        pass
-
-
-class EpochEnd(EventHandler):
-    def epoch_end(self, estimator, *args, **kwargs):
-        return False
-
-
-class BatchBegin(EventHandler):
-    def batch_begin(self, estimator, *args, **kwargs):
-        pass
-
-
-class BatchEnd(EventHandler):
-    def batch_end(self, estimator, *args, **kwargs):
-        return False
+TrainBegin = _event("TrainBegin", "train_begin", None)
+TrainEnd = _event("TrainEnd", "train_end", None)
+EpochBegin = _event("EpochBegin", "epoch_begin", None)
+EpochEnd = _event("EpochEnd", "epoch_end", False)
+BatchBegin = _event("BatchBegin", "batch_begin", None)
+BatchEnd = _event("BatchEnd", "batch_end", False)
 
 
 def _auto_compare(monitor, mode, who):

@@ -3,17 +3,23 @@ from ....metric import Accuracy, CompositeEvalMetric, EvalMetric
 from ...loss import SoftmaxCrossEntropyLoss
 
 
+def _check_list(value, cls, message):
+    """[value] for one `cls` instance, else the list `value` (None: []) of `cls` instances;
+    ValueError(message + the value) otherwise. Metrics and event handlers are given so."""
+    if isinstance(value, cls):
+        return [value]
+    value = value or []
+    if not all(isinstance(v, cls) for v in value):
+        raise ValueError(message + "{}".format(value))
+    return value
+
+
 def _check_metrics(metrics):
     """One metric, a list of them or a CompositeEvalMetric (flattened) -> list."""
     if isinstance(metrics, CompositeEvalMetric):
         return [leaf for child in metrics.metrics for leaf in _check_metrics(child)]
-    if isinstance(metrics, EvalMetric):
-        return [metrics]
-    metrics = metrics or []
-    if not all(isinstance(m, EvalMetric) for m in metrics):
-        raise ValueError("metrics must be a Metric or a list of Metric, "
-                         "refer to mxnet.metric.EvalMetric: {}".format(metrics))
-    return metrics
+    return _check_list(metrics, EvalMetric, "metrics must be a Metric or a list of Metric, "
+                       "refer to mxnet.metric.EvalMetric: ")
 
 
 def _check_handler_metric_ref(handler, known_metrics):
