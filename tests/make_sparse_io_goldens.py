@@ -16,6 +16,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import golden_files  # noqa: E402
+import iter_sequences  # noqa: E402
 
 mx = golden_files.real_mxnet()
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goldens", "sparse_io")
@@ -202,22 +203,10 @@ def _libsvm(meta, arrays):
                 it.reset()
             meta["libsvm"][case] = info
         for case, (kw, ops) in SEQUENCES.items():
-            it = make(kw)
-            seen = []
-            for op in ops.split():
-                if op == "R":
-                    it.reset()
-                    continue
-                n = None if op == "E" else int(op[1:])
-                got = []
-                for b in it:
-                    got.append(np.asarray(b.index).tolist())
-                    if n is not None and len(got) == n:
-                        break
-                seen.append(got)
+            it = make(kw)  # held until the next case's is made, as the goldens were written
             meta["libsvm_sequences"][case] = {
                 "kwargs": {k: list(v) if isinstance(v, tuple) else v for k, v in kw.items()},
-                "ops": ops, "indices": seen}
+                "ops": ops, "indices": iter_sequences.replay(it, ops)}
         for case, kw in ERRORS.items():
             try:
                 it = make(kw)

@@ -11,6 +11,7 @@ import mxnet as mx
 from xnd import serialization
 from xnd.base import MXNetError
 
+import iter_sequences
 from golden_files import read
 
 META, GOLD = read("sparse_io")
@@ -156,20 +157,7 @@ def test_libsvm_batches(case, svm_dir):
 def test_libsvm_reset_after_read_ahead(case, svm_dir):
     """Where reset() leaves the iterator depends on MXNet's prefetcher read-ahead."""
     info = META["libsvm_sequences"][case]
-    it = _make(info["kwargs"], svm_dir)
-    seen = []
-    for op in info["ops"].split():
-        if op == "R":
-            it.reset()
-            continue
-        n = None if op == "E" else int(op[1:])
-        got = []
-        for b in it:
-            got.append(b.index.tolist())
-            if n is not None and len(got) == n:
-                break
-        seen.append(got)
-    assert seen == info["indices"]
+    assert iter_sequences.replay(_make(info["kwargs"], svm_dir), info["ops"]) == info["indices"]
 
 
 @pytest.mark.parametrize("case", sorted(META["libsvm_errors"]))
