@@ -61,7 +61,7 @@ class Synced:
     """A program (a jitted function or ``tiers.Tiered``) that, once ``ACTIVE``, returns only
     when its results are computed.  Attributes are the program's own."""
 
-    __slots__ = ("_program",)
+    __slots__ = ("_program", "__weakref__")   # (jax.eval_shape and jit cache by weak reference)
 
     def __init__(self, program):
         self._program = program
