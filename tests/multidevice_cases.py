@@ -6,9 +6,10 @@ Each case takes the ``mx`` module and a context list and returns {name: numpy ar
 one context the same case gives the one-device numbers the four-device run must equal.
 Parameters and data come from fixed numpy seeds, so both libraries start from the same
 numbers."""
-import threading
 
 import numpy as np
+
+import device_threads
 
 N_IN, N_HID, N_OUT = 6, 8, 3
 
@@ -115,25 +116,16 @@ def sync_batchnorm(mx, contexts):
     w = rs.randn(8, 3, 4, 4).astype("float32")
     xs = [mx.nd.array(p, ctx=c) for p, c in zip(np.split(x, n), contexts)]
     ws = [mx.nd.array(p, ctx=c) for p, c in zip(np.split(w, n), contexts)]
-    outs, errors = [None] * n, []
+    outs = [None] * n
 
     def work(i):
-        try:
-            xs[i].attach_grad()
-            with mx.autograd.record():
-                outs[i] = bn(xs[i])
-                loss = (outs[i] * ws[i]).sum()
-            loss.backward()
-        except Exception as e:  # noqa: BLE001 - re-raised below
-            errors.append(e)
+        xs[i].attach_grad()
+        with mx.autograd.record():
+            outs[i] = bn(xs[i])
+            loss = (outs[i] * ws[i]).sum()
+        loss.backward()
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
+    device_threads.run(work, n)
     res = {"syncbn/out": np.concatenate([o.asnumpy() for o in outs]),
            "syncbn/dx": np.concatenate([a.grad.asnumpy() for a in xs])}
     for name, p in sorted(bn.collect_params().items()):

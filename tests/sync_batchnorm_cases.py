@@ -4,9 +4,10 @@ and by xnd (tests/test_sync_batchnorm.py) on the contexts cpu(0) and cpu(1).
 Each case takes the ``mx`` module and returns {name: numpy array}: results, gradients and
 running statistics per context. Parameters and data come from a fixed numpy seed and are set
 into every context's copy, so the two libraries start from the same numbers."""
-import threading
 
 import numpy as np
+
+import device_threads
 
 
 def _ctxs(mx):
@@ -99,24 +100,15 @@ def net_threads(mx, hybridize=False):
     if hybridize:
         net.hybridize()
     xs = _net_data(mx)
-    losses, errors = [None, None], []
+    losses = [None, None]
 
     def work(i):
-        try:
-            with mx.autograd.record():
-                loss = (net(xs[i]) ** 2).sum()
-            loss.backward()
-            losses[i] = loss.asnumpy()
-        except Exception as e:  # noqa: BLE001 - reported by the caller
-            errors.append(e)
+        with mx.autograd.record():
+            loss = (net(xs[i]) ** 2).sum()
+        loss.backward()
+        losses[i] = loss.asnumpy()
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
+    device_threads.run(work, 2)
     res = {f"threads/loss/{i}": l for i, l in enumerate(losses)}
     _record(net, "threads", res)
     return res

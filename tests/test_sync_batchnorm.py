@@ -19,6 +19,7 @@ from xnd import autograd, gluon, nd
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import device_threads  # noqa: E402
 import golden_files  # noqa: E402
 import sync_batchnorm_cases as cases  # noqa: E402
 
@@ -135,11 +136,7 @@ def test_threads_reading_early_wait_for_the_others():
         with autograd.record():
             got[i] = bn(xs[i]).asnumpy()  # thread 0 may read before thread 1 has called
 
-    ts = [threading.Thread(target=work, args=(i,)) for i in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    device_threads.run(work, 2)
     np.testing.assert_allclose(got[0], -0.5 / np.sqrt(0.25 + 1e-5), rtol=1e-6)
 
 
