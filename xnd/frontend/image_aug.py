@@ -560,10 +560,12 @@ class ImageIter(DataIter):
                 raise
         return i
 
+    _label_fill = 0  # ImageDetIter's label rows past an image's objects are -1
+
     def _empty_batch(self):
-        """Fresh (data, label) buffers for one batch; ImageDetIter fills labels with -1."""
+        """Fresh (data, label) buffers for one batch."""
         return (np.zeros((self.batch_size,) + tuple(self.data_shape), np.float32),
-                np.zeros(self.provide_label[0].shape, np.float32))
+                np.full(self.provide_label[0][1], self._label_fill, np.float32))
 
     def next(self):
         """The next DataBatch; the last one padded, dropped or rolled over as

@@ -179,6 +179,24 @@ def _areas(boxes):
     return np.maximum(0, boxes[:, 3] - boxes[:, 1]) * np.maximum(0, boxes[:, 2] - boxes[:, 0])
 
 
+def _set_ranges(aug, who, aspect_ratio_range, area_range, max_attempts, area_floor,
+                area_what):
+    """The sampling ranges of a crop or pad augmenter; `aug.enabled` only when they are valid
+    (the largest area above `area_floor`, ranges ordered, ratios positive), else MXNet's
+    warning naming `who` and `area_what` (its word for a bad area range)."""
+    aug.aspect_ratio_range, aug.area_range, aug.max_attempts = (aspect_ratio_range, area_range,
+                                                                max_attempts)
+    aug.enabled = False
+    # MXNet passes the range as warn's second argument (its category), kept as it does
+    if area_range[1] <= area_floor or area_range[0] > area_range[1]:
+        warnings.warn('Skip %s due to invalid %s: %%s' % (who, area_what), area_range)
+    elif aspect_ratio_range[0] <= 0 or aspect_ratio_range[0] > aspect_ratio_range[1]:
+        warnings.warn('Skip %s due to invalid aspect_ratio_range: %%s' % who,
+                      aspect_ratio_range)
+    else:
+        aug.enabled = True
+
+
 def _attempts(aug, height, width):
     """(ratio, height at the smallest area, height at the largest area, smallest area,
     largest area) for each of `aug.max_attempts` draws of an aspect ratio, skipping
@@ -212,17 +230,8 @@ class DetRandomCropAug(DetAugmenter):
             max_attempts=max_attempts)
         self.min_object_covered = min_object_covered
         self.min_eject_coverage = min_eject_coverage
-        self.max_attempts = max_attempts
-        self.aspect_ratio_range = aspect_ratio_range
-        self.area_range = area_range
-        self.enabled = False
-        if area_range[1] <= 0 or area_range[0] > area_range[1]:
-            warnings.warn('Skip DetRandomCropAug due to invalid area_range: %s', area_range)
-        elif aspect_ratio_range[0] > aspect_ratio_range[1] or aspect_ratio_range[0] <= 0:
-            warnings.warn('Skip DetRandomCropAug due to invalid aspect_ratio_range: %s',
-                          aspect_ratio_range)
-        else:
-            self.enabled = True
+        _set_ranges(self, 'DetRandomCropAug', aspect_ratio_range, area_range, max_attempts, 0,
+                    'area_range')
 
     def __call__(self, src, label):
         crop = self._random_crop_proposal(label, src.shape[0], src.shape[1])
@@ -320,17 +329,8 @@ class DetRandomPadAug(DetAugmenter):
                                               area_range=area_range, max_attempts=max_attempts,
                                               pad_val=pad_val)
         self.pad_val = pad_val
-        self.aspect_ratio_range = aspect_ratio_range
-        self.area_range = area_range
-        self.max_attempts = max_attempts
-        self.enabled = False
-        if area_range[1] <= 1.0 or area_range[0] > area_range[1]:
-            warnings.warn('Skip DetRandomPadAug due to invalid parameters: %s', area_range)
-        elif aspect_ratio_range[0] <= 0 or aspect_ratio_range[0] > aspect_ratio_range[1]:
-            warnings.warn('Skip DetRandomPadAug due to invalid aspect_ratio_range: %s',
-                          aspect_ratio_range)
-        else:
-            self.enabled = True
+        _set_ranges(self, 'DetRandomPadAug', aspect_ratio_range, area_range, max_attempts, 1.0,
+                    'parameters')
 
     def __call__(self, src, label):
         height, width, _ = src.shape
@@ -539,10 +539,6 @@ class ImageDetIter(ImageIter):
             if not i:
                 raise
         return i
-
-    def _empty_batch(self):
-        return (np.zeros((self.batch_size,) + tuple(self.data_shape), np.float32),
-                np.full(self.provide_label[0][1], -1, np.float32))
 
     def augmentation_transform(self, data, label):  # pylint: disable=arguments-differ
         for aug in self.auglist:
