@@ -29,6 +29,16 @@ def write(json_path, npz_path, meta, arrays):
     print(f"wrote {json_path} and {npz_path} ({len(arrays)} arrays)", file=sys.stderr)
 
 
+def error(fn, limit=200):
+    """[exception class name, message's first `limit` characters] of what fn() raises, or
+    None: how generators record an error case (the tests compare both)."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the class and message are the golden
+        return [type(e).__name__, str(e)[:limit]]
+    return None
+
+
 def write_run_in_tempdir(run, out_dir):
     """A generator's main: run(mx, d) on the real MXNet, with a temporary directory d for the
     files it needs, gives (meta, arrays), written as out_dir/cases.json and cases.npz."""
