@@ -176,13 +176,20 @@ class Estimator(object):
         for handler in epoch_begin:
             handler.epoch_begin(self)
         for batch in val_data:
-            for handler in batch_begin:
-                handler.batch_begin(self, batch=batch)
-            _, label, pred, loss = self.batch_processor.evaluate_batch(self, batch, batch_axis)
-            for handler in batch_end:
-                handler.batch_end(self, batch=batch, pred=pred, label=label, loss=loss)
+            self._run_batch(self.batch_processor.evaluate_batch, batch, batch_axis,
+                            batch_begin, batch_end)
         for handler in epoch_end:
             handler.epoch_end(self)
+
+    def _run_batch(self, step, batch, batch_axis, batch_begin, batch_end):
+        """One batch: the batch_begin handlers, step (the batch processor's fit_batch or
+        evaluate_batch), then every batch_end handler; their results (a true one asks
+        training to stop)."""
+        for handler in batch_begin:
+            handler.batch_begin(self, batch=batch)
+        _, label, pred, loss = step(self, batch, batch_axis)
+        return [handler.batch_end(self, batch=batch, pred=pred, label=label, loss=loss)
+                for handler in batch_end]
 
     def fit(self, train_data, val_data=None, epochs=None, event_handlers=None, batches=None,
             batch_axis=0):
@@ -208,12 +215,8 @@ class Estimator(object):
             for handler in epoch_begin:
                 handler.epoch_begin(self)
             for batch in train_data:
-                for handler in batch_begin:
-                    handler.batch_begin(self, batch=batch)
-                _, label, pred, loss = self.batch_processor.fit_batch(self, batch, batch_axis)
-                # every handler sees the batch end; any of them may ask to stop
-                stops = [handler.batch_end(self, batch=batch, pred=pred, label=label,
-                                           loss=loss) for handler in batch_end]
+                stops = self._run_batch(self.batch_processor.fit_batch, batch, batch_axis,
+                                        batch_begin, batch_end)
                 if any(stops):
                     break
             if any([handler.epoch_end(self) for handler in epoch_end]):
