@@ -445,20 +445,20 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
             return
         msg = "CheckpointHandler: Checkpoint resumed from epoch %d batch %d, " \
               "continue to train for " % (self.trained_epoch, self.trained_batch)
-        if estimator.max_epoch:
-            if self.trained_epoch >= estimator.max_epoch - 1:
-                raise ValueError("Found checkpoint with maximum number of epoch %d reached, "
-                                 "please specify resume_from_checkpoint=False (default value) "
-                                 "if you wan to train from scratch." % estimator.max_epoch)
-            estimator.max_epoch = estimator.max_epoch - self.trained_epoch - 1
-            msg += "%d epochs " % estimator.max_epoch
-        if estimator.max_batch:
-            if self.trained_batch >= estimator.max_batch - 1:
-                raise ValueError("Found checkpoint with maximum number of batch %d reached, "
-                                 "please specifyresume_from_checkpoint=False (default value) "
-                                 "if you wan to train from scratch." % self.trained_batch)
-            estimator.max_batch = estimator.max_batch - self.trained_batch - 1
-            msg += "%d batches " % estimator.max_batch
+        # the epoch and batch limits left; MXNet's two messages differ (the number shown,
+        # a missing space), kept
+        for unit, units, trained, shown, please in (
+                ("epoch", "epochs", self.trained_epoch, estimator.max_epoch, "please specify "),
+                ("batch", "batches", self.trained_batch, self.trained_batch, "please specify")):
+            limit = getattr(estimator, "max_" + unit)
+            if not limit:
+                continue
+            if trained >= limit - 1:
+                raise ValueError("Found checkpoint with maximum number of %s %d reached, "
+                                 "%sresume_from_checkpoint=False (default value) "
+                                 "if you wan to train from scratch." % (unit, shown, please))
+            setattr(estimator, "max_" + unit, limit - trained - 1)
+            msg += "%d %s " % (limit - trained - 1, units)
         stem = os.path.join(self.model_dir, "%s-epoch%dbatch%d" % (
             self.model_prefix, self.trained_epoch, self.trained_batch))
         for path in (stem + '.params', stem + '.states'):
