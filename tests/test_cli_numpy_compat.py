@@ -124,7 +124,9 @@ def test_info_reports_compat_cache_and_mxnet(tmp_path):
     assert f"numpy {np.__version__}" in lines
     assert ("numpy compat aliases: `xnd run` restores " + _missing_aliases()
             + " (off: --no-numpy-compat or XND_NUMPY_COMPAT=0)") in lines
-    assert f"compilation cache on, {jc}" in lines        # a directory given to JAX is kept
+    # a directory given to JAX is kept (then its entries and size)
+    assert any(ln == f"compilation cache on, {jc}" or ln.startswith(f"compilation cache on, {jc}, ")
+               for ln in lines), lines
     # which of the two depends on how xnd was installed (a wheel or `pip install -e .` writes
     # xnd-mxnet.pth; a source checkout on PYTHONPATH has none)
     assert {f"mxnet xnd ({os.path.join(ROOT, 'xnd')}), through `python -m xnd run` or "

@@ -9,6 +9,8 @@ def cache_entries(path):
     """(entries, bytes) of JAX's persistent compilation cache at ``path`` (its ``*-cache``
     files), or None when it cannot be read."""
     n = size = 0
+    if not os.path.exists(path):
+        return 0, 0      # (JAX makes the directory at its first write)
     try:
         with os.scandir(path) as it:
             for e in it:
