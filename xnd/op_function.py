@@ -121,6 +121,9 @@ def op_function(op, pyname=None):
         if 0 < extra <= 2 and not op.variadic:   # MXNet's signature: ..., out, name
             out = args[n_in + len(op.params)] if out is None else out
             args = args[:n_in + len(op.params)]
+        if out is not None and not isinstance(out, (NDArray, list, tuple)):
+            raise TypeError(f"{op.name}: out must be an NDArray, got {type(out).__name__} "
+                            f"(a positional argument past the attributes is MXNet's out)")
         inputs, kw = bind(op, args, kwargs)
         if not n_in and out is not None:
             kw = shape_dtype_from_out(op, kw, out)
