@@ -72,16 +72,34 @@ def _rows(x, rows):
     return np.asarray(x._val())[rows]
 
 
+def _set_rows(a, rows, values):
+    return a.at[rows].set(values)
+
+
+# one program per (table, bucket of row counts), the table's buffer donated: a lazy update
+# writes its rows in place instead of copying the whole table through the host
+_SET_ROWS = jax.jit(_set_rows, donate_argnums=0)
+
+
+def _bucket(n):
+    return 1 << max(0, int(n) - 1).bit_length()
+
+
 def _put_rows(x, rows, values):
     """Write ``values`` into rows ``rows`` of ``x`` (dense or row_sparse), in place."""
-    full = x.todense_numpy() if x.stype == "row_sparse" else np.array(x._val())
-    full[rows] = values
     if x.stype == "row_sparse":   # the rows it held and the rows written stay stored
+        full = x.todense_numpy()
+        full[rows] = values
         keep = np.union1d(x._comp["indices"], rows)
         x._assign(RowSparseNDArray._make({"data": full[keep], "indices": keep}, x.shape,
                                          x._dtype, x.context))
-    else:
-        x._write(jax.device_put(full, x.context.jax_device()))
+        return
+    if rows.size == 0:
+        return
+    pad = _bucket(rows.size) - rows.size     # repeats of the last row write the same value
+    rows = np.concatenate([rows, np.repeat(rows[-1:], pad)])
+    values = np.concatenate([values, np.repeat(values[-1:], pad, axis=0)])
+    x._write(_SET_ROWS(x._val(), rows, values.astype(np.dtype(x.dtype))))
 
 
 @kernel(*LAZY)
