@@ -64,7 +64,7 @@ MXNET_MODULES = {
 # xnd's own machinery, never visible under an mxnet name (`mxnet.lowering` ...).
 _INTERNAL = frozenset({"frontend", "lowering", "compat", "examples", "__main__", "porting", "data",
                        "rng", "serialization", "semantics", "distributed", "image_aug",
-                       "image_detection"})
+                       "image_detection", "tiers", "sparse", "horovod", "launch"})
 _FRONTEND = os.path.join(os.path.dirname(os.path.abspath(__file__)), "frontend")
 
 # The line of the installed ``xnd-mxnet.pth``.  site.py runs it at every start:

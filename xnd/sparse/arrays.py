@@ -36,7 +36,9 @@ def _ctx(ctx):
 class BaseSparseNDArray(_core.NDArray):
     """The base class of MXNet's sparse arrays (``stype`` 'csr' or 'row_sparse')."""
 
-    __slots__ = ("_comp", "_dense_shape", "_dtype")
+    # ``_data`` stays None: NDArray's eager fast paths read ``_data`` directly and would
+    # bypass the storage table; the dense fallback value is cached in ``_dense``
+    __slots__ = ("_comp", "_dense_shape", "_dtype", "_dense")
     _AUX = ()
 
     # ---- the handle ---------------------------------------------------------------------
@@ -48,6 +50,7 @@ class BaseSparseNDArray(_core.NDArray):
         x._comp = {k: np.ascontiguousarray(v) for k, v in comp.items()}
         x._dense_shape, x._dtype = tuple(int(s) for s in shape), np.dtype(dtype)
         x._data, x._ctx, x._base, x._grad, x._ag, x._shared = None, ctx, None, None, None, False
+        x._dense = None
         x._src, x._offset, x._shape, x._fresh = None, 0, None, False
         return x
 
@@ -55,18 +58,18 @@ class BaseSparseNDArray(_core.NDArray):
         """Take ``other``'s components (same class), as an in-place write does."""
         self._comp = {k: v.astype(INDEX if k != "data" else self._dtype, copy=True)
                       for k, v in other._comp.items()}
-        self._data = None
+        self._dense = None
 
     def _val(self):
         """The dense value (MXNet's storage fallback); made once per written state."""
-        if self._data is None:
-            self._data = jax.device_put(self.todense_numpy(), self._ctx.jax_device())
-        return self._data
+        if self._dense is None:
+            self._dense = jax.device_put(self.todense_numpy(), self._ctx.jax_device())
+        return self._dense
 
     def _set_val(self, value):
         """A dense write (an operator's ``out=``): kept in this array's storage type."""
         self._assign(type(self).from_dense(np.asarray(value), self._ctx))
-        self._data = value
+        self._dense = value
 
     @property
     def shape(self):
@@ -172,7 +175,7 @@ class BaseSparseNDArray(_core.NDArray):
 
     def __setstate__(self, state):
         fresh = type(self)._make(state["comp"], state["shape"], state["dtype"], current_context())
-        for k in ("_comp", "_dense_shape", "_dtype", "_data", "_ctx", "_base", "_grad", "_ag",
+        for k in ("_comp", "_dense_shape", "_dtype", "_data", "_dense", "_ctx", "_base", "_grad", "_ag",
                   "_shared", "_src", "_offset", "_shape", "_fresh"):
             setattr(self, k, getattr(fresh, k))
 
