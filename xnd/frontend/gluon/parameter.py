@@ -437,14 +437,21 @@ class Parameter:
     # ---- Trainer support: was the gradient written by backward since the last step? ------
     def _fresh_grad(self, g):
         old = self._stale.get(id(g))
-        return old is None or old() is not g._data
+        return old is None or old() is not _buffer_of(g, read=False)
 
     def _mark_stale(self, g):
         import weakref
         try:
-            self._stale[id(g)] = weakref.ref(g._val())
+            self._stale[id(g)] = weakref.ref(_buffer_of(g, read=True))
         except TypeError:  # pragma: no cover
             self._stale.pop(id(g), None)
+
+
+def _buffer_of(g, read):
+    """What a write replaces: a dense array's buffer, a sparse array's stored values."""
+    if g.stype != "default":
+        return g._comp["data"]
+    return g._val() if read else g._data
 
 
 def _init_attr(init):
