@@ -161,9 +161,9 @@ class KVStore(KVStoreBase):
         self._check_kind(kind)
         for k, outs in pairs:
             stored = self._stored(k)
-            if ignore_sparse and stored.stype != "default":
-                continue   # MXNet: a sparse value is read with row_sparse_pull
             for o in outs:
+                if ignore_sparse and o.stype != "default":
+                    continue   # MXNet: a sparse output is filled by row_sparse_pull only
                 stored.copyto(o)
 
     def pushpull(self, key, value, out=None, priority=0):

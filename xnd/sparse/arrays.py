@@ -182,6 +182,12 @@ class BaseSparseNDArray(_core.NDArray):
     def wait_to_read(self):
         return None
 
+    def detach(self):
+        """The same storage, cut from the autograd graph (shares the components)."""
+        x = type(self)._make({}, self.shape, self._dtype, self._ctx)
+        x._comp = self._comp
+        return x
+
     def attach_grad(self, grad_req="write", stype=None):
         """A gradient buffer in ``stype``, by default this array's own storage type."""
         super().attach_grad(grad_req, stype or self.stype)

@@ -48,7 +48,9 @@ def init_kvstore(trainer):
     trainer._distributed = kv is not None and "dist" in kv.type
     if kv is not None:
         for i, p in enumerate(trainer._params):
-            kv.init(i, p._data[0])
+            if p._data is not None:   # (a deferred one joins the store when it is made)
+                kv.init(i, p._data[0])
+        trainer._params_to_init = [p for p in trainer._params if p._data is None]
         if upd:
             kv._set_updater(trainer._updaters[0])
         trainer._kvstore, trainer._update_on_kvstore = kv, bool(upd)
@@ -89,3 +91,12 @@ def row_sparse_pull(trainer, parameter, out, row_id, full_idx=False):
         trainer._kvstore.pull(idx, out=out, priority=-idx, ignore_sparse=False)
     else:
         trainer._kvstore.row_sparse_pull(idx, out=out, row_ids=row_id, priority=-idx)
+
+
+def init_params(trainer):
+    """Parameters initialized since the store was made join it."""
+    kv = trainer._kvstore
+    for p in trainer._params_to_init:
+        if kv is not None and p._data is not None:
+            kv.init(trainer._param2idx[p._uuid], p._data[0])
+    trainer._params_to_init = [p for p in trainer._params if p._data is None]

@@ -185,6 +185,8 @@ class Trainer:
         return kv if isinstance(kv, DistKVStore) else None
 
     def _init_params(self):
+        if self._sparse_kv:
+            return _sparse.init_params(self)
         kv = self._multi()
         if kv is not None:
             # the store's values are worker 0's: one collective for the initialized ones
