@@ -134,7 +134,8 @@ class Parameter:
 
     @dtype.setter
     def dtype(self, dtype):
-        self._dtype = dtype
+        """Setting the dtype casts the value (MXNet's setter is ``cast``)."""
+        self.cast(dtype)
 
     @property
     def shape(self):
@@ -215,6 +216,8 @@ class Parameter:
                     f"Failed loading Parameter '{self.name}' from saved params: dtype "
                     f"incompatible expected {self.dtype} vs saved {data.dtype}. Set "
                     f"cast_dtype=True to cast the dtype of saved params.")
+        if self._stype != data.stype:
+            data = data.tostype(self._stype)
         if isinstance(ctx, Context):
             ctx = [ctx]
         if self._data is None:
@@ -421,7 +424,7 @@ class Parameter:
 
     def cast(self, dtype):
         """Cast data and gradient to ``dtype``."""
-        self.dtype = dtype
+        self._dtype = dtype
         self._var = None
         if self._data is None:
             return

@@ -64,7 +64,9 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
     assert len(arrays) > 0
     nd = _nd()
     ctx = arrays[0].context
-    sq = [nd.dot(a.reshape((-1,)), a.reshape((-1,))).as_in_context(ctx) for a in arrays]
+    # (MXNet: a sparse array's squared norm from its stored values)
+    sq = [nd.dot(a.reshape((-1,)), a.reshape((-1,))).as_in_context(ctx) if a.stype == "default"
+          else nd.square(nd.norm(a)).reshape((1,)).as_in_context(ctx) for a in arrays]
     total = nd.sqrt(nd.add_n(*sq))
     if check_isfinite and not np.isfinite(total.asscalar()):
         warnings.warn(UserWarning("nan or inf is detected. Clipping results will be undefined."),

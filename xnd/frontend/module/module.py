@@ -329,7 +329,9 @@ class Module(OptimizerStep, BaseModule):
             _assert(self._arg_params is None and self._aux_params is None)
             cpu = _context.cpu()
             d = self._exec.arg_dict
-            self._arg_params = {n: nd.zeros(d[n].shape, ctx=cpu, dtype=d[n].dtype)
+            stypes = _executor._storage(self._symbol, None)[0]   # declared row_sparse (MXNet)
+            self._arg_params = {n: nd.zeros(d[n].shape, ctx=cpu, dtype=d[n].dtype,
+                                            stype=stypes.get(n, "default"))
                                 for n in self._param_names}
             self._aux_params = {n: nd.zeros(a.shape, ctx=cpu, dtype=a.dtype)
                                 for n, a in zip(self._aux_names, self._exec._aux)}
