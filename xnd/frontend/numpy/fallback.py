@@ -3,8 +3,8 @@ as they are (they compute on host numpy arrays; on mx.np arrays numpy hands the 
 mx.np.ndarray.__array_function__, which runs it on host copies and returns mx.np arrays of
 numpy's dtype, as MXNet's fallback does).  Names NumPy 2 removed keep MXNet 1.9.1's
 (numpy 1.23) behaviour: ``msort`` sorts along axis 0, ``trapz`` is ``trapezoid``, and the
-financial functions (NEP 32) raise numpy 1.23's RuntimeError; ``alltrue`` and ``in1d`` are
-mx.np's own (mx.np.all, the host in1d)."""
+financial functions (NEP 32) raise numpy 1.23's RuntimeError; ``alltrue`` is ``all`` and
+``in1d`` the flattened ``isin``, as numpy 1.23's."""
 import numpy as _onp
 
 _NAMES = (
@@ -45,5 +45,15 @@ for _n in ("mirr", "npv", "ppmt", "pv", "rate"):
     if not callable(globals().get(_n)):
         globals()[_n] = _expired(_n)
 
-# alltrue and in1d come from mx.np itself where numpy lacks them
+if not hasattr(_onp, "alltrue"):
+    def alltrue(a, axis=None, out=None, keepdims=False):
+        """numpy.alltrue (removed in NumPy 2): numpy.all."""
+        return _onp.all(a, axis=axis, out=out, keepdims=keepdims)
+
+if not hasattr(_onp, "in1d"):
+    def in1d(ar1, ar2, assume_unique=False, invert=False):
+        """numpy.in1d (removed in NumPy 2.4): numpy.isin of the flattened ``ar1``."""
+        return _onp.isin(_onp.ravel(ar1), ar2, assume_unique=assume_unique, invert=invert)
+
+# (every name on every numpy: the module's names do not depend on the installed numpy)
 __all__ = [n for n in _NAMES if n in globals()]
