@@ -2,6 +2,7 @@
 exact values), and under ``python -m xnd launch -n 2``: the collectives' values, and a Gluon
 training script whose two ranks end on the same weights as one process on the combined
 batches."""
+import json
 import os
 import subprocess
 import sys
@@ -114,6 +115,7 @@ def _launch(args, timeout=240):
 
 
 COLLECTIVES = r'''
+import json
 import horovod.mxnet as hvd, mxnet as mx
 hvd.init()
 r = hvd.rank()
@@ -132,7 +134,7 @@ out = {
 y = mx.nd.ones((2,)) * r
 hvd.broadcast_(y, root_rank=0)
 out["bcast_"] = y.asnumpy().tolist()
-print("RESULT", r, repr(out))
+print("RESULT", r, json.dumps(out))
 '''
 
 
@@ -145,7 +147,7 @@ def test_collectives_over_two_processes(tmp_path):
     for line in res.stdout.splitlines():
         if "RESULT" in line:
             r, rest = line.split("RESULT ")[1].split(" ", 1)
-            got[int(r)] = eval(rest)   # the test script's own repr() output
+            got[int(r)] = json.loads(rest)
             assert line.startswith("[%s]<stdout>:" % r)
     assert sorted(got) == [0, 1]
     for r, o in got.items():
