@@ -60,14 +60,15 @@ OPS = frozenset((
 def eligible(op, device):
     """Whether eager calls of registry ``op`` on JAX ``device`` may run on the host: data
     movement anywhere; other ops on a CPU device only (an accelerator's arrays would cross
-    to the host and back), when no sampler, no tiered convolution or pooling and no Python
-    kernel (attributes passed at run time are inputs of the plan).  An elementwise op runs
+    to the host and back), when no tiered convolution or pooling and no Python kernel
+    (attributes passed at run time, a sampler's key too, are inputs of the plan: the host
+    draws the kernel's bits, host_random.py).  An elementwise op runs
     here where its results are the kernel's bit for bit (``plan(exact=True)``), else at a
     bucketed length (``bucket``)."""
     ok = _ELIGIBLE.get(op.name)
     if ok is None:
         ok = _ELIGIBLE[op.name] = "data" if op.name in OPS else not (
-            op.rng or op.tuned or getattr(op.fn, "eager_kernel", None) is not None)
+            op.tuned or getattr(op.fn, "eager_kernel", None) is not None)
     return ok == "data" or (ok and device.platform == "cpu")
 
 
@@ -246,8 +247,8 @@ class Seen:
         self._seen = {}               # combination -> [calls so far, plan or None]
 
     def plan_for(self, op, key, vals, dyn=()):
-        """``dyn``: the run-time attribute values (numbers only: the plan takes them as
-        inputs, traced as the kernel's jit traces them)."""
+        """``dyn``: the run-time attribute values (numbers, a sampler's key array: the plan
+        takes them as inputs, traced as the kernel's jit traces them)."""
         k = (op.name, key, tuple([None if v is None else (v.shape, v.dtype) for v in vals]),
              tuple(map(type, dyn)))
         e = self._seen.get(k)
@@ -259,7 +260,7 @@ class Seen:
             if len(self._seen) >= self.LIMIT:
                 self._seen.clear()
             p = None
-            if all(type(d) in _NUMBERS for d in dyn) \
+            if all(type(d) in _NUMBERS or type(d) is np.ndarray for d in dyn) \
                     and all(v is not None and v.ndim and v.size for v in vals) and sum(
                     v.size for v in vals) <= (ELEMENTWISE_MAX if op.elementwise else MAX_ELEMENTS):
                 attrs = dict(zip(op.static, key))        # (else the kernel raises MXNet's error)
