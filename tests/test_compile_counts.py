@@ -147,3 +147,23 @@ def test_accuracy_compiles_its_kernel_once_over_batches():
     expected = sum((l.asnumpy() == p.asnumpy().argmax(1)).sum() for l, p in batches) / 24
     assert acc.get()[1] == expected
     assert counts[0] <= 1 and counts[1:] == [0, 0, 0]
+
+
+def test_hybridized_inference_on_new_batch_sizes_compiles_nothing_at_first():
+    """A small hybridized MLP's inference: the first calls of a batch size (its own, then the
+    row bucket of other sizes, symbol/rows.py) run on the host tier on every supported JAX
+    (jax 0.4.30 has no quick compile options: its host tier was skipped, one compile per
+    size), with the plain graph's numbers."""
+    import numpy as np
+    from xnd import gluon
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Dense(16, activation="relu", in_units=8), gluon.nn.Dense(3, in_units=16))
+    net.initialize(mx.init.Xavier())
+    rs = np.random.RandomState(0)
+    xs = [nd.array(rs.normal(size=(n, 8)).astype(np.float32)) for n in (3, 12, 25)]
+    want = [net(x).asnumpy() for x in xs]            # (not hybridized yet: the plain graph)
+    net.hybridize()
+    for x, w in zip(xs, want):
+        n, y = _programs(lambda: net(x).asnumpy())
+        assert n == 0
+        np.testing.assert_allclose(y, w, rtol=1e-5, atol=1e-6)

@@ -32,6 +32,7 @@ Every rewrite keeps the un-rewritten graph's numbers within float32 rounding
 """
 import os
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -277,8 +278,12 @@ class _Variant:
         # hybridized ResNet-18 forward 3.9 s -> 1.4 s, docs/performance.md)
         self._qfold, self.fold = xla_options.tiers(self._fold, quick_fun=self._fold_plain)
         qmain, self.main = xla_options.tiers(self._main, quick_options=QUICK_MAIN_OPTIONS)
-        if qmain is not None and tiers.TABLE.host:   # a small graph: first calls on the host
-            qmain = tiers.host_first(self._main, qmain, tiers.host_budget(tiers.INFERENCE))
+        if tiers.TABLE.host:   # a small graph: first calls on the host (on jax 0.4.30 too,
+            # which has no quick compile options: its host misses run the optimized program)
+            if qmain is None:
+                self._qfold = jax.jit(self._fold_plain)
+            qmain = tiers.host_first(self._main, qmain or self.main,
+                                     tiers.host_budget(tiers.INFERENCE))
         self.quick = None if qmain is None else (self._host_fold, qmain)
         self.calls = tiers.Calls(kind=tiers.INFERENCE)
         self._host_plans = {}   # parameter avals -> host_eval plan of the plain fold, or None
