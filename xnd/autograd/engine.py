@@ -357,7 +357,8 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
     epos = {n.id: k for k, n in enumerate(exts)}
     opos = {n.id: k for k, n in enumerate(ops)}
 
-    # which externals get gradients, grouped per target
+    # which externals get gradients, grouped per target (an entry for some rows of a
+    # variable, whose gradient is row_sparse, is a group of its own: xnd/sparse/tape.py)
     targets, groups, nulls = [], [], []
     if variables is None:
         index = {}
@@ -366,9 +367,10 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
                 continue
             req = grad_req(n.handle)
             if req in ("write", "add"):
-                j = index.get(id(n.handle))
+                key = id(n.handle) if n.rows is None else ("rows", k)
+                j = index.get(key)
                 if j is None:
-                    index[id(n.handle)] = len(groups)
+                    index[key] = len(groups)
                     targets.append(n.handle)
                     groups.append([k])
                 else:
@@ -383,8 +385,15 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
             if not g:
                 raise MXNetError(f"Cannot differentiate with respect to the {i + 1}-th variable "
                                  "because it is unreachable from the outputs.")
-            targets.append(v)
-            groups.append(g)
+            whole = [k for k in g if exts[k].rows is None]
+            for part in ([whole] if whole else []) + [[k] for k in g if exts[k].rows is not None]:
+                targets.append(v)
+                groups.append(part)
+    rows = [exts[g[0]].rows for g in groups]   # per group: None, or the rows it holds
+    sparse_rows = any(r is not None for r in rows)
+    if sparse_rows and create_graph:
+        from ..sparse.tape import no_higher_order
+        no_higher_order(ops)
 
     # head gradients: MXNet's shape (not checked by MXNet: it reads garbage) and dtype
     hg_given, hg_vals = [], []
@@ -410,8 +419,8 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
     ext_vals = [n.current() for n in exts]
     dyn_vals = tuple(n.dyn for n in ops)
     if variables is None:
-        olds = [t._grad._val() if grad_req(t) == "add" and t._grad is not None else None
-                for t in targets]
+        olds = [t._grad._val() if grad_req(t) == "add" and t._grad is not None and r is None
+                else None for t, r in zip(targets, rows)]
     else:
         olds = [None] * len(targets)
 
@@ -453,18 +462,25 @@ def run(heads, head_grads=None, variables=None, retain_graph=False, create_graph
                 h._write(v.astype(h.dtype) if v.dtype != h.dtype else v)
 
     result = None
+    if sparse_rows:   # one gradient per target: row_sparse where it is rows only
+        from ..sparse.tape import combine
+        targets, grads = combine(targets, rows, grads, variables is None)
     if variables is None:
         for t, g in zip(targets, grads):
             dst = t._grad
             if dst is None:
                 continue
-            if g.dtype != dst.dtype:
-                g = g.astype(dst.dtype)
-            dst._write(g)
+            if sparse_rows and not isinstance(g, jax.Array):
+                dst._assign(g.astype(dst.dtype))  # (a row_sparse gradient into its buffer)
+            else:
+                dst._write(g if g.dtype == dst.dtype else g.astype(dst.dtype))
             t._fresh = True
     else:
         result = []
         for v, g in zip(targets, grads):
+            if sparse_rows and not isinstance(g, jax.Array):
+                result.append(g.astype(v.dtype))
+                continue
             if g.dtype != v.dtype:
                 g = g.astype(v.dtype)
             result.append(_wrap(g, v._ctx))

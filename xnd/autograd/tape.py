@@ -57,9 +57,10 @@ class OpNode:
 
 
 class ExtNode:
-    __slots__ = ("id", "value", "_handle", "ctx", "is_var", "cleared", "born", "__weakref__")
+    __slots__ = ("id", "value", "_handle", "ctx", "is_var", "cleared", "born", "rows",
+                 "__weakref__")
 
-    def __init__(self, handle, value, is_var, born=0):
+    def __init__(self, handle, value, is_var, born=0, rows=None):
         self.id = next(_ids)
         # weakly: the array holds its entry (``x._ag``), and a strong reference back made
         # every recorded array a reference cycle that only the cyclic collector freed -- a
@@ -70,6 +71,9 @@ class ExtNode:
         self.is_var = is_var
         self.cleared = False
         self.born = born  # id of the op node whose recording created this constant entry
+        # host indices: this entry stands for rows ``rows`` of variable ``handle`` (its value
+        # those rows only), whose gradient is row_sparse (xnd/sparse/tape.py)
+        self.rows = rows
 
     @property
     def handle(self):
@@ -105,7 +109,7 @@ def live_entry(x):
         return None
     if type(node) is ExtNode:
         if node.is_var:
-            if node.handle is not x or node.value is not x._val():
+            if (node.handle is not x and node.rows is None) or node.value is not x._val():
                 return None  # the variable changed since: a new variable node is due
         elif node.value is not None and node.value is not x._val():
             return None
@@ -224,6 +228,26 @@ def on_write(x):
         raise MXNetError(ASSIGN_MSG)
 
 
+def rows_variable(x):
+    """Whether ``x`` is a marked variable (no history of its own) whose gradient is
+    row_sparse: a recorded sparse operator may then take only some of its rows."""
+    g = getattr(x, "_grad", None)
+    if g is None or g.stype != "row_sparse" or grad_req(x) not in ("write", "add"):
+        return False
+    e = live_entry(x)
+    return e is None or (type(e[0]) is ExtNode and e[0].is_var)
+
+
+def rows_entry(r, x, rows):
+    """Make array ``r`` (the value of rows ``rows`` of variable ``x``) a tape input that
+    stands for those rows: its gradient becomes the rows of x's row_sparse gradient."""
+    r._ag = (ExtNode(x, r._val(), True, rows=rows), 0)
+    r._shared = True  # the tape keeps this buffer: never donate it
+
+
 def install():
     type(STATE).record = staticmethod(record)   # shared by all threads (flags: per thread)
     type(STATE).on_write = staticmethod(on_write)
+    from ..sparse import tape as sparse_tape    # (sparse sits below autograd: a hook)
+    sparse_tape.AUTOGRAD.update(in_graph=in_graph, rows_variable=rows_variable,
+                                rows_entry=rows_entry, grad_req=grad_req)

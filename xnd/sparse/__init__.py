@@ -3,7 +3,7 @@ from . import arrays, dispatch
 from .arrays import _core
 from .arrays import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, cast_storage
 from .create import array, csr_matrix, empty, row_sparse_array, zeros
-from . import ops  # noqa: F401  (registers its kernels)
+from . import ops, tape  # noqa: F401  (register their kernels and tape rules)
 
 _core._SPARSE[1] = cast_storage
 

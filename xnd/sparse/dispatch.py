@@ -122,6 +122,19 @@ def kernel(*names):
     return deco
 
 
+# op name -> rule(op, inputs, attrs, ctx) -> result, or None: how a call is recorded on
+# autograd's tape when its gradient is sparse or its input csr (xnd/sparse/tape.py)
+TAPE = {}
+
+
+def tape_rule(*names):
+    def deco(fn):
+        for n in names:
+            TAPE[n] = fn
+        return fn
+    return deco
+
+
 def _is_sparse(x):
     return isinstance(x, BaseSparseNDArray)
 
@@ -147,13 +160,17 @@ def dispatch(op, inputs, attrs, out, ctx):
     """``invoke``'s hook: NotImplemented unless an input or ``out`` is sparse."""
     if _INSIDE.on:
         return NotImplemented
+    recording = _core.STATE.recording
+    if recording and out is None and op.name in TAPE:
+        res = TAPE[op.name](op, inputs, attrs, ctx)
+        if res is not None:
+            return res
     outs = out if isinstance(out, list) else [out]
     if not any(_is_sparse(x) for x in inputs if x is not None) and \
             not any(_is_sparse(o) for o in outs if o is not None):
         return NotImplemented
     stypes = [D if x is None else x.stype for x in inputs]
     res = None
-    recording = _core.STATE.recording
     fn = None if recording else KERNELS.get(op.name)
     if fn is not None:
         res = fn(op, inputs, attrs, out)

@@ -8,6 +8,7 @@ import numpy as np
 from ..base import MXNetError
 from .arrays import INDEX, CSRNDArray, RowSparseNDArray, _core, retain
 from .dispatch import D, WRITTEN, kernel
+from .rows import op_update
 
 
 def _dense_out(a, ctx):
@@ -113,6 +114,12 @@ def lazy_update(op, inputs, attrs, out=None):
     rows = grad._comp["indices"]
     if rows.size == 0:
         return WRITTEN if out is weight else None
+    dense = all(x.stype == D for i, x in enumerate(inputs) if i != 1)
+    if dense and (out is None or out is weight):
+        # on device: one compiled gather-update-scatter, in place (sparse/rows.py)
+        res = op_update(op, attrs, weight, rows, grad._comp["data"], inputs[2:],
+                        out is weight)
+        return WRITTEN if out is weight else res
     sub = [_dense_out(grad._comp["data"], grad.context) if i == 1 else
            _dense_out(_rows(x, rows), x.context) for i, x in enumerate(inputs)]
     from .dispatch import _invoke_dense

@@ -6,6 +6,7 @@ dense update's, row for row."""
 import jax
 
 from ...ndarray import NDArray, _wrap
+from ...sparse import rows as _rows
 
 LAZY = ("SGD", "Adam", "AdaGrad")
 LAZY_SPARSE_WEIGHT = ("Ftrl",)     # MXNet's ftrl kernel is lazy for a row_sparse weight only
@@ -22,14 +23,22 @@ def applies(opt, grads, weights=()):
     return bool(names & set(LAZY)) and getattr(opt, "lazy_update", True)
 
 
-def _gather(x, rows):
-    from ...sparse.ops import _rows
-    return _wrap(jax.device_put(_rows(x, rows), x.context.jax_device()), x.context)
+def _gather(x, idx, rows):
+    """Rows of ``x``: padded rows ``idx`` of a dense array on device; a row_sparse array's
+    ``rows`` from its components."""
+    if x.stype == "default":
+        return _rows.gather(x, idx)
+    from ...sparse.ops import _rows as host_rows
+    sub = _rows.pad_rows(host_rows(x, rows), idx.shape[0])
+    return _wrap(jax.device_put(sub, x.context.jax_device()), x.context)
 
 
-def _scatter(x, rows, sub):
+def _scatter(x, idx, rows, sub):
+    if x.stype == "default":
+        _rows.scatter(x, idx, sub._val())
+        return
     from ...sparse.ops import _put_rows
-    _put_rows(x, rows, sub.asnumpy())
+    _put_rows(x, rows, sub.asnumpy()[:rows.size])
 
 
 def _tree(state, fn):
@@ -56,11 +65,13 @@ def apply(opt, indices, weights, grads, states, multi_precision):
         if getattr(g, "stype", "default") != "row_sparse":
             opt._apply([i], [w], [g], [s], multi_precision)
             continue
-        rows = g._comp["indices"]   # (none: the update still counts, on zero rows)
-        sub_w = _gather(w, rows)
-        sub_g = _wrap(jax.device_put(g._comp["data"], g.context.jax_device()), g.context)
-        sub_s = _tree(s, lambda a: _gather(a, rows))
+        rows = g._comp["indices"]   # (none: the update still counts, on pad rows only)
+        idx = _rows.index(rows, w.shape[0], w.context)   # (padded: one program per bucket)
+        sub_w = _gather(w, idx, rows)
+        sub_g = _wrap(jax.device_put(_rows.pad_rows(g._comp["data"], idx.shape[0]),
+                                     g.context.jax_device()), g.context)
+        sub_s = _tree(s, lambda a: _gather(a, idx, rows))
         opt._apply([i], [sub_w], [sub_g], [sub_s], multi_precision)
-        _scatter(w, rows, sub_w)
+        _scatter(w, idx, rows, sub_w)
         for full, part in _pairs(s, sub_s):
-            _scatter(full, rows, part)
+            _scatter(full, idx, rows, part)
